@@ -1,0 +1,34 @@
+"""autobyteus_like: tool calling done right, for agents and teams of agents on pykka actors."""
+
+from loguru import logger as _logger
+
+from autobyteus_like.providers import LLMProvider
+from autobyteus_like.tool_call_format import ToolCallFormat
+from autobyteus_like.tools import (
+    BaseTool,
+    ErrorCode,
+    ToolArgumentError,
+    ToolDefinition,
+    ToolError,
+    ToolInvocation,
+    ToolRegistry,
+    ToolResult,
+    tool,
+)
+
+# A library stays silent unless its user asks: ``logger.enable("autobyteus_like")`` turns it on.
+_logger.disable("autobyteus_like")
+
+__all__ = [
+    "BaseTool",
+    "ErrorCode",
+    "LLMProvider",
+    "ToolArgumentError",
+    "ToolCallFormat",
+    "ToolDefinition",
+    "ToolError",
+    "ToolInvocation",
+    "ToolRegistry",
+    "ToolResult",
+    "tool",
+]

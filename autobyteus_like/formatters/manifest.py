@@ -1,0 +1,83 @@
+"""Manifests, system prompts and result rendering: the public face of the formatters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from loguru import logger
+
+from autobyteus_like.formatters.base import ToolFormatter
+from autobyteus_like.formatters.example_values import example_arguments
+from autobyteus_like.formatters.registry import formatter_for
+from autobyteus_like.tool_call_format import ToolCallFormat
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+
+__all__ = ["build_manifest", "render_results", "render_system_prompt"]
+
+FormatLike = ToolCallFormat | str | ToolFormatter
+_PLACEHOLDER = re.compile(r"\{\{\s*tools\s*\}\}")
+
+
+def _definitions(tools: ToolRegistry | Iterable[ToolLike]) -> list[ToolDefinition]:
+    return list(ToolRegistry.of(tools))
+
+
+def build_manifest(tools: ToolRegistry | Iterable[ToolLike], format: FormatLike) -> str:
+    """The usage guidelines, then each tool's schema and a usage example, in ``format``.
+
+    Returns an empty string when there are no tools (nothing to teach).
+    """
+    formatter = formatter_for(format)
+    definitions = _definitions(tools)
+    if not definitions:
+        return ""
+    fence = formatter.example_fence()
+    sections = [formatter.guidelines(), "Available tools:"]
+    for tool in definitions:
+        example = formatter.format_call(tool.name, example_arguments(tool))
+        sections.append(
+            f"### {tool.name}\n```{fence}\n{formatter.describe_tool(tool)}\n```\n"
+            f"Example:\n```{fence}\n{example}\n```"
+        )
+    return "\n\n".join(sections)
+
+
+def render_system_prompt(
+    template: str, tools: ToolRegistry | Iterable[ToolLike], format: FormatLike
+) -> str:
+    """Put the manifest at ``{{tools}}``; every other brace in the prompt is left untouched.
+
+    Without a placeholder the manifest is appended under a short heading.
+    """
+    manifest = build_manifest(tools, format)
+    if _PLACEHOLDER.search(template):
+        return _PLACEHOLDER.sub(lambda _: manifest, template)
+    if not manifest:
+        return template
+    return f"{template.rstrip()}\n\n## Tools\n\n{manifest}" if template.strip() else manifest
+
+
+def render_results(
+    invocations: Sequence[ToolInvocation], results: Iterable[ToolResult], format: FormatLike
+) -> str:
+    """A turn's results in ``format``, ordered exactly as ``invocations``, whatever their order.
+
+    A missing result is an error (``ValueError`` naming the invocation); a result for no listed
+    invocation, or a second result for one, is ignored with a log line.
+    """
+    by_id: dict[str, ToolResult] = {}
+    wanted = {invocation.id for invocation in invocations}
+    for result in results:
+        if result.invocation_id not in wanted:
+            logger.warning("ignoring stray result for unknown invocation {}", result.invocation_id)
+        elif result.invocation_id in by_id:
+            logger.warning("ignoring duplicate result for invocation {}", result.invocation_id)
+        else:
+            by_id[result.invocation_id] = result
+    missing = [inv.id for inv in invocations if inv.id not in by_id]
+    if missing:
+        raise ValueError(f"no result for invocation(s): {', '.join(missing)}")
+    return formatter_for(format).render_results([(inv, by_id[inv.id]) for inv in invocations])

@@ -1,0 +1,30 @@
+"""Reading tool calls back out of LLM text, whole or streamed, in every format."""
+
+from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.events import (
+    ParseEvent,
+    ParseResult,
+    TextDelta,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallParseError,
+    ToolCallStarted,
+)
+from autobyteus_like.parsers.registry import BUILTIN_PARSERS
+from autobyteus_like.parsers.streaming import StreamingToolCallParser, parse_tool_calls
+from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+
+__all__ = [
+    "BUILTIN_PARSERS",
+    "FormatParser",
+    "InvocationIdAllocator",
+    "ParseEvent",
+    "ParseResult",
+    "StreamingToolCallParser",
+    "TextDelta",
+    "ToolCallCompleted",
+    "ToolCallFailed",
+    "ToolCallParseError",
+    "ToolCallStarted",
+    "parse_tool_calls",
+]

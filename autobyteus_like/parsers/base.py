@@ -1,0 +1,30 @@
+"""The interface every format's streaming parser implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from autobyteus_like.parsers.call_builder import CallBuilder
+from autobyteus_like.parsers.events import ParseEvent
+from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["FormatParser"]
+
+
+class FormatParser(ABC):
+    """Reads one response of one format, chunk by chunk. One instance per response."""
+
+    format_name: str = ""
+
+    def __init__(self, tools: ToolRegistry | None, ids: InvocationIdAllocator) -> None:
+        self.calls = CallBuilder(self.format_name, tools, ids)
+        self.tools = tools
+
+    @abstractmethod
+    def feed(self, chunk: str) -> list[ParseEvent]:
+        """Read the next chunk; return the events it completed."""
+
+    @abstractmethod
+    def finish(self) -> list[ParseEvent]:
+        """The response ended; return the events that closes (cut-off calls become errors)."""

@@ -1,0 +1,109 @@
+"""Turns a call as written into a ToolInvocation: arguments, rationale, coercion and id."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from autobyteus_like.parsers.call_shapes import CallSpec, json_type
+from autobyteus_like.parsers.events import (
+    ParseEvent,
+    ToolCallCompleted,
+    ToolCallFailed,
+    ToolCallParseError,
+    ToolCallStarted,
+)
+from autobyteus_like.tools.argument_coercion import coerce_arguments
+from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["CallBuilder", "snippet"]
+
+_SNIPPET = 240
+
+
+def snippet(text: str) -> str:
+    """At most a few lines of the offending text, for the error message."""
+    text = text.strip()
+    return text if len(text) <= _SNIPPET else text[: _SNIPPET - 3] + "..."
+
+
+class CallBuilder:
+    """Numbers the calls of one response and builds their events. One per parser."""
+
+    def __init__(
+        self, format: str, tools: ToolRegistry | None, ids: InvocationIdAllocator
+    ) -> None:
+        self.format = format
+        self.tools = tools
+        self.ids = ids
+        self.next_index = 0
+
+    def take_index(self) -> int:
+        """Reserve the next call position."""
+        index = self.next_index
+        self.next_index += 1
+        return index
+
+    def failure(
+        self,
+        message: str,
+        raw: str,
+        *,
+        index: int | None = None,
+        name: str | None = None,
+        call_id: str | None = None,
+    ) -> ToolCallFailed:
+        """A failed call at ``index`` (a new position if None)."""
+        position = self.take_index() if index is None else index
+        return ToolCallFailed(
+            ToolCallParseError(
+                message=message, snippet=snippet(raw), index=position, format=self.format,
+                name=name, id=call_id,
+            )
+        )
+
+    def from_spec(self, spec: CallSpec, raw: str) -> list[ParseEvent]:
+        """Started + Completed for a good call, or one Failed event saying what is wrong."""
+        arguments = spec.arguments
+        if arguments is None:
+            arguments = {}
+        elif isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except (ValueError, RecursionError) as exc:
+                return [self.failure(
+                    f"invalid_json: the arguments of '{spec.name}' are not valid JSON ({exc})",
+                    raw, name=spec.name, call_id=spec.id,
+                )]
+        if not isinstance(arguments, dict):
+            return [self.failure(
+                f"the arguments of '{spec.name}' must be a JSON object, "
+                f"got {json_type(arguments)}",
+                raw, name=spec.name, call_id=spec.id,
+            )]
+        index = self.take_index()
+        return [
+            ToolCallStarted(index=index, name=spec.name, id=spec.id),
+            ToolCallCompleted(self.build(spec.name, arguments, spec.id, spec.why), index),
+        ]
+
+    def build(
+        self, name: str, arguments: dict[str, Any], call_id: str | None, why: Any = None
+    ) -> ToolInvocation:
+        """The invocation: ``why`` lifted out unless declared, values coerced, id assigned."""
+        tool = self.tools.find(name) if self.tools is not None else None
+        arguments = dict(arguments)
+        if "why" in arguments and (tool is None or not tool.declares("why")):
+            lifted = arguments.pop("why")
+            why = why if why is not None else lifted
+        if tool is not None:
+            arguments = coerce_arguments(tool, arguments)
+        rationale = None if why is None else (why if isinstance(why, str) else json.dumps(why))
+        return ToolInvocation(
+            id=self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),
+            name=name,
+            arguments=arguments,
+            why=rationale.strip() or None if rationale is not None else None,
+        )

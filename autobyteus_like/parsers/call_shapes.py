@@ -1,0 +1,157 @@
+"""Which JSON values are tool calls: every call shape models are known to write.
+
+Recognised (and lists of any of them): ``{"tool_calls": [...]}``, ``{"tools": [...]}``,
+``{"tool": {...}}``, ``{"function": {"name", "arguments"}}``, ``{"functionCall": {...}}``,
+``{"name", "arguments" | "args" | "parameters" | "input"}``, ``{"tool": "<name>", "args"}`` and
+``{"function": "<name>", "parameters"}``. A plain object with a "name" but no argument key is prose,
+not a call; a value nested inside some other object is data, never a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ARGUMENT_KEYS", "CallProblem", "CallSpec", "extract_calls", "looks_like_call_text"]
+
+ARGUMENT_KEYS = ("arguments", "args", "parameters", "input")
+_LIST_KEYS = ("tool_calls", "tools")
+_WRAPPER_KEYS = ("function", "functionCall", "tool")
+_RATIONALE_KEYS = ("reasoning", "why")
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    """A call as written: its arguments may still be JSON text or the wrong type."""
+
+    name: str
+    arguments: Any
+    id: str | None = None
+    why: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallProblem:
+    """Something in a call position that is not a usable call."""
+
+    message: str
+    name: str | None = None
+
+
+def _arguments_of(body: dict[str, Any]) -> tuple[bool, Any]:
+    for key in ARGUMENT_KEYS:
+        if key in body:
+            return True, body[key]
+    return False, None
+
+
+def _rationale(*bodies: dict[str, Any]) -> Any:
+    for body in bodies:
+        for key in _RATIONALE_KEYS:
+            if body.get(key) is not None:
+                return body[key]
+    return None
+
+
+def _call_id(*bodies: dict[str, Any]) -> str | None:
+    for body in bodies:
+        value = body.get("id")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
+    """One object as a call; ``explicit`` means it sits where only calls belong."""
+    if not isinstance(obj, dict):
+        if explicit:
+            return CallProblem(f"expected a tool call object, got {json_type(obj)}")
+        return None
+    for key in _WRAPPER_KEYS:
+        inner = obj.get(key)
+        if isinstance(inner, dict) and isinstance(inner.get("name") or inner.get("function"), str):
+            name = inner.get("name") or inner.get("function")
+            has_args, arguments = _arguments_of(inner)
+            return CallSpec(
+                name=str(name),
+                arguments=arguments if has_args else {},
+                id=_call_id(obj, inner),
+                why=_rationale(obj, inner),
+            )
+    has_args, arguments = _arguments_of(obj)
+    name = obj.get("name")
+    if not isinstance(name, str):
+        name = next(
+            (obj[key] for key in ("tool", "function") if isinstance(obj.get(key), str)), None
+        )
+    if isinstance(name, str) and (has_args or explicit):
+        return CallSpec(
+            name=name,
+            arguments=arguments if has_args else {},
+            id=_call_id(obj),
+            why=_rationale(obj),
+        )
+    if explicit:
+        return CallProblem("a tool call needs a \"name\" and an \"arguments\" object")
+    return None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _from_list(items: list[Any], explicit: bool) -> list[CallSpec | CallProblem] | None:
+    found = [_one(item, explicit=False) for item in items]
+    if not explicit and not any(isinstance(f, CallSpec) for f in found):
+        return None
+    return [
+        f if f is not None else CallProblem(
+            f"element {index} of the call list is not a tool call ({_not_a_call(item)})"
+        )
+        for index, (item, f) in enumerate(zip(items, found, strict=True))
+    ]
+
+
+def _not_a_call(item: Any) -> str:
+    if isinstance(item, dict):
+        return 'it needs a "name" and an "arguments" object'
+    return f"expected an object, got {json_type(item)}"
+
+
+def extract_calls(value: Any, explicit: bool = False) -> list[CallSpec | CallProblem] | None:
+    """The calls a JSON value holds, in order; None when it is not a call at all (prose).
+
+    ``explicit`` marks a position where only calls belong (an ``<execute>`` array), so anything
+    else there is a problem rather than prose.
+    """
+    if isinstance(value, list):
+        return _from_list(value, explicit)
+    if isinstance(value, dict):
+        for key in _LIST_KEYS:
+            if isinstance(value.get(key), list):
+                inner = _from_list(value[key], explicit=False)
+                if inner is not None:
+                    return inner
+        single = _one(value, explicit)
+        return [single] if single is not None else None
+    if explicit:
+        return [CallProblem(f"expected a tool call object, got {json_type(value)}")]
+    return None
+
+
+def looks_like_call_text(text: str) -> bool:
+    """Whether broken JSON text was meant as a call (a call key and an argument or list key)."""
+    has_name = any(f'"{key}"' in text for key in ("name", "tool", "function", "functionCall"))
+    has_body = any(f'"{key}"' in text for key in (*ARGUMENT_KEYS, *_LIST_KEYS))
+    return has_name and has_body

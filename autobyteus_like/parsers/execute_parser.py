@@ -1,0 +1,19 @@
+"""The ``execute`` format (seed 000): a JSON array of ``{"name", "args"}`` in ``<execute>``."""
+
+from __future__ import annotations
+
+from autobyteus_like.parsers.marked_block_parser import MarkedBlockParser
+from autobyteus_like.tool_call_format import ToolCallFormat
+
+__all__ = ["ExecuteParser"]
+
+
+class ExecuteParser(MarkedBlockParser):
+    """``<think>`` blocks are ignored entirely, including anything that looks like a call."""
+
+    format_name = ToolCallFormat.EXECUTE.value
+    open_marker = "<execute>"
+    close_marker = "</execute>"
+    ignored_open = "<think>"
+    ignored_close = "</think>"
+    require_array = True

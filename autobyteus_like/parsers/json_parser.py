@@ -1,0 +1,72 @@
+"""The JSON formats (openai, gemini, json): calls are JSON values anywhere in the text.
+
+All three read every known call shape (``call_shapes``), because models mix them.
+"""
+
+from __future__ import annotations
+
+from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.call_shapes import CallSpec, extract_calls, looks_like_call_text
+from autobyteus_like.parsers.events import ParseEvent, TextDelta
+from autobyteus_like.parsers.json_text_scanner import (
+    BrokenJson,
+    JsonSegment,
+    JsonTextScanner,
+    JsonValue,
+    Prose,
+)
+from autobyteus_like.tool_call_format import ToolCallFormat
+from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["JsonToolCallParser", "json_value_events"]
+
+
+def json_value_events(
+    parser: FormatParser, value: object, raw: str, explicit: bool
+) -> list[ParseEvent] | None:
+    """The events for one JSON value, or None if it holds no call (it is prose)."""
+    found = extract_calls(value, explicit=explicit)
+    if found is None:
+        return None
+    events: list[ParseEvent] = []
+    for item in found:
+        if isinstance(item, CallSpec):
+            events.extend(parser.calls.from_spec(item, raw))
+        else:
+            events.append(parser.calls.failure(item.message, raw, name=item.name))
+    return events
+
+
+class JsonToolCallParser(FormatParser):
+    """JSON objects and arrays, inline or fenced, in document order, in one pass."""
+
+    def __init__(
+        self,
+        tools: ToolRegistry | None,
+        ids: InvocationIdAllocator,
+        format: ToolCallFormat = ToolCallFormat.JSON,
+    ) -> None:
+        self.format_name = format.value
+        super().__init__(tools, ids)
+        self._scanner = JsonTextScanner()
+
+    def feed(self, chunk: str) -> list[ParseEvent]:
+        return self._events(self._scanner.feed(chunk))
+
+    def finish(self) -> list[ParseEvent]:
+        return self._events(self._scanner.finish())
+
+    def _events(self, segments: list[JsonSegment]) -> list[ParseEvent]:
+        events: list[ParseEvent] = []
+        for segment in segments:
+            if isinstance(segment, Prose):
+                events.append(TextDelta(segment.text))
+            elif isinstance(segment, JsonValue):
+                found = json_value_events(self, segment.value, segment.raw, explicit=False)
+                events.extend(found if found is not None else [TextDelta(segment.raw)])
+            elif isinstance(segment, BrokenJson) and looks_like_call_text(segment.leftover):
+                what = "is cut off" if segment.truncated else "is not valid JSON"
+                events.append(self.calls.failure(f"the tool call {what}: {segment.reason}",
+                                                 segment.raw))
+        return events

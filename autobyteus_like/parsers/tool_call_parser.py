@@ -1,0 +1,16 @@
+"""The ``tool_call`` format (seed 004): ``<TOOL_CALL>{"tool", "args", "reasoning"}</TOOL_CALL>``."""
+
+from __future__ import annotations
+
+from autobyteus_like.parsers.marked_block_parser import MarkedBlockParser
+from autobyteus_like.tool_call_format import ToolCallFormat
+
+__all__ = ["ToolCallTagParser"]
+
+
+class ToolCallTagParser(MarkedBlockParser):
+    """Invalid JSON is reported as an error and the block stays in the text."""
+
+    format_name = ToolCallFormat.TOOL_CALL.value
+    open_marker = "<TOOL_CALL>"
+    close_marker = "</TOOL_CALL>"

@@ -1,0 +1,51 @@
+"""The names of the tool-call formats and which one each provider gets by default."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from autobyteus_like.providers import LLMProvider
+
+__all__ = ["ToolCallFormat", "format_for_provider"]
+
+
+class ToolCallFormat(StrEnum):
+    """How tools are taught to an LLM and how its calls are read back."""
+
+    OPENAI = "openai"
+    GEMINI = "gemini"
+    JSON = "json"
+    XML = "xml"
+    EXECUTE = "execute"
+    TOOL_CALL = "tool_call"
+
+    @classmethod
+    def parse(cls, value: ToolCallFormat | str) -> ToolCallFormat:
+        """Accept an enum member or its string value (case-insensitive), with a clear error."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            known = ", ".join(member.value for member in cls)
+            message = f"unknown tool call format {value!r}; known formats: {known}"
+            raise ValueError(message) from None
+
+
+_PROVIDER_DEFAULTS: dict[LLMProvider, ToolCallFormat] = {
+    LLMProvider.OPENAI: ToolCallFormat.OPENAI,
+    LLMProvider.MISTRAL: ToolCallFormat.OPENAI,
+    LLMProvider.DEEPSEEK: ToolCallFormat.OPENAI,
+    LLMProvider.GROK: ToolCallFormat.OPENAI,
+    LLMProvider.GEMINI: ToolCallFormat.GEMINI,
+    LLMProvider.ANTHROPIC: ToolCallFormat.XML,
+}
+
+
+def format_for_provider(
+    provider: LLMProvider | str, use_xml_tool_format: bool = False
+) -> ToolCallFormat:
+    """The default format for a provider; ``use_xml_tool_format`` forces XML (seed 003)."""
+    if use_xml_tool_format:
+        return ToolCallFormat.XML
+    return _PROVIDER_DEFAULTS.get(LLMProvider.parse(provider), ToolCallFormat.JSON)

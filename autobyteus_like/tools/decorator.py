@@ -1,0 +1,101 @@
+"""``@tool``: turns a typed function into a ToolDefinition."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, overload
+
+from pydantic import ConfigDict, Field, create_model
+
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.docstring import parse_docstring
+from autobyteus_like.tools.errors import ToolDeclarationError
+
+__all__ = ["tool"]
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> ToolDefinition: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    sequential: bool = False,
+    category: str = "custom",
+) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
+    timeout_s: float | None = None,
+    sequential: bool = False,
+    category: str = "custom",
+) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
+    """Declare a tool from a typed function (sync or async).
+
+    The name defaults to the function's, the description to its docstring, and each argument's
+    description to its entry in the docstring's Google-style ``Args:`` section.
+    """
+
+    def build(func: Callable[..., Any]) -> ToolDefinition:
+        return ToolDefinition(
+            name=name or func.__name__,
+            description=description if description is not None else _description(func),
+            arguments_model=_arguments_model(func, name or func.__name__),
+            function=func,
+            requires_approval=requires_approval,
+            timeout_s=timeout_s,
+            sequential=sequential,
+            category=category,
+        )
+
+    if function is not None:
+        return build(function)
+    return build
+
+
+def _description(func: Callable[..., Any]) -> str:
+    return parse_docstring(func.__doc__).description
+
+
+def _arguments_model(func: Callable[..., Any], tool_name: str) -> type[Any]:
+    if not callable(func):
+        raise ToolDeclarationError(f"@tool needs a function, got {type(func).__name__}")
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception as exc:  # unresolvable forward references and the like
+        raise ToolDeclarationError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
+    docs = parse_docstring(func.__doc__).arguments
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(func).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ToolDeclarationError(
+                f"tool {tool_name!r}: *args/**kwargs ({param.name}) cannot be described to an LLM"
+            )
+        if param.name not in hints:
+            raise ToolDeclarationError(
+                f"tool {tool_name!r}: argument {param.name!r} needs a type hint"
+            )
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        if param.name in docs:
+            fields[param.name] = (hints[param.name], Field(default, description=docs[param.name]))
+        else:  # an explicit description=None would hide one given in Annotated[..., Field()]
+            fields[param.name] = (hints[param.name], Field(default))
+    model_name = "".join(part.capitalize() for part in tool_name.replace(".", "_").split("_"))
+    return create_model(  # type: ignore[no-any-return]
+        f"{model_name or 'Tool'}Arguments",
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
+    )

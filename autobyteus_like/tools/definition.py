@@ -1,0 +1,193 @@
+"""ToolDefinition: a tool's name, description, pydantic arguments model, metadata and callable."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from autobyteus_like.tools.errors import ToolArgumentError, ToolDeclarationError
+from autobyteus_like.tools.json_schema import inline_refs, schema_type, strip_titles
+
+__all__ = ["ToolDefinition"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,127}$")
+_CONTAINER_TYPES = frozenset({"array", "object"})
+_SCALAR_TYPES = frozenset({"integer", "number", "boolean"})
+
+
+@dataclass(frozen=True, eq=False)
+class ToolDefinition:
+    """Everything the framework knows about one tool.
+
+    The JSON Schema of the arguments always comes from ``arguments_model`` (pydantic), never by
+    hand. A definition made by ``@tool`` stays callable like the function it wraps.
+    """
+
+    name: str
+    description: str
+    arguments_model: type[BaseModel]
+    function: Callable[..., Any]
+    requires_approval: bool = False
+    timeout_s: float | None = None
+    sequential: bool = False
+    category: str = "custom"
+    call_with_model: bool = False
+    """Class-based tools receive the validated model; function tools receive keyword arguments."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise ToolDeclarationError(
+                f"invalid tool name {self.name!r}: use letters, digits, '_', '.' or '-', "
+                "starting with a letter or '_', at most 128 characters"
+            )
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise ToolDeclarationError(f"tool {self.name!r}: timeout_s must be positive")
+        model = self.arguments_model
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise ToolDeclarationError(
+                f"tool {self.name!r}: arguments_model must be a pydantic model"
+            )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly, as if it were not a tool."""
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"ToolDefinition(name={self.name!r}, arguments={list(self.argument_names)})"
+
+    # -- schema ------------------------------------------------------------------------------
+
+    @cached_property
+    def _schema(self) -> dict[str, Any]:
+        return strip_titles(self.arguments_model.model_json_schema())
+
+    @cached_property
+    def _inline_schema(self) -> dict[str, Any]:
+        return inline_refs(self._schema)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The arguments' JSON Schema as pydantic makes it (``$defs`` and ``$ref`` kept)."""
+        return copy.deepcopy(self._schema)
+
+    def inline_schema(self) -> dict[str, Any]:
+        """The same schema with every ``$ref`` inlined, for providers that reject references."""
+        return copy.deepcopy(self._inline_schema)
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        """The declared argument names, in declaration order."""
+        return tuple(self._inline_schema.get("properties", {}))
+
+    def declares(self, argument: str) -> bool:
+        """Whether the tool has an argument of that name."""
+        return argument in self._inline_schema.get("properties", {})
+
+    # -- validation --------------------------------------------------------------------------
+
+    def bind(self, raw: Mapping[str, Any]) -> BaseModel:
+        """Validate raw arguments into the arguments model, or raise ``ToolArgumentError``."""
+        if not isinstance(raw, Mapping):
+            raise ToolArgumentError(
+                self.name, [f"arguments must be a JSON object, got {type(raw).__name__}"]
+            )
+        properties: dict[str, Any] = self._inline_schema.get("properties", {})
+        problems: list[str] = []
+        prepared: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key not in properties:
+                takes = ", ".join(properties) or "no arguments"
+                problems.append(f"unknown argument {key!r} (this tool takes: {takes})")
+                continue
+            prepared[key] = _loosen(value, schema_type(properties[key]))
+        try:
+            model = self.arguments_model.model_validate(prepared)
+        except ValidationError as exc:
+            problems.extend(_describe(error, properties) for error in exc.errors(include_url=False))
+            model = None
+        if problems or model is None:
+            raise ToolArgumentError(self.name, problems)
+        return model
+
+    def validate_arguments(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Coerce lax input ("5" -> 5, JSON text for lists) and return JSON-ready arguments.
+
+        Raises ``ToolArgumentError`` listing every problem (missing, wrong type, unknown).
+        """
+        dumped: dict[str, Any] = self.bind(raw).model_dump(mode="json")
+        return dumped
+
+    # -- execution ---------------------------------------------------------------------------
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the callable is a coroutine function."""
+        return inspect.iscoroutinefunction(self.function)
+
+    def _invoke(self, arguments: Mapping[str, Any]) -> Any:
+        model = self.bind(arguments)
+        if self.call_with_model:
+            return self.function(model)
+        return self.function(**{name: getattr(model, name) for name in type(model).model_fields})
+
+    async def arun(self, arguments: Mapping[str, Any]) -> Any:
+        """Validate and run the tool, awaiting it if it is async."""
+        result = self._invoke(arguments)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def run(self, arguments: Mapping[str, Any]) -> Any:
+        """Validate and run the tool from synchronous code (an async tool gets its own loop)."""
+        result = self._invoke(arguments)
+        if inspect.isawaitable(result):
+            async def _await() -> Any:
+                return await result
+
+            result = asyncio.run(_await())
+        return result
+
+
+def _loosen(value: Any, declared: str) -> Any:
+    """Undo what LLMs commonly do to values: JSON text for containers, padding around scalars."""
+    if not isinstance(value, str):
+        return value
+    if declared in _CONTAINER_TYPES:
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        return decoded if isinstance(decoded, list | dict) else value
+    if declared in _SCALAR_TYPES:
+        return value.strip()
+    return value
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _describe(error: Any, properties: dict[str, Any]) -> str:
+    loc = tuple(error.get("loc", ()))
+    path = _path(loc)
+    if error.get("type") == "missing":
+        expected = ""
+        if len(loc) == 1 and loc[0] in properties:
+            expected = f" ({schema_type(properties[str(loc[0])])})"
+        return f"missing required argument {path!r}{expected}"
+    shown = repr(error.get("input"))
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    where = f"argument {path!r}" if path else "arguments"
+    return f"{where}: {error.get('msg', 'invalid value')} (got {shown})"

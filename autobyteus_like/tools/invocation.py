@@ -1,0 +1,94 @@
+"""The call and result types every layer above the tools shares."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+__all__ = ["ErrorCode", "ToolError", "ToolInvocation", "ToolResult"]
+
+
+class ErrorCode(StrEnum):
+    """Machine-readable failure codes: seed 001's, plus the ones the runtime needs."""
+
+    NOT_FOUND = "NOT_FOUND"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    TIMEOUT = "TIMEOUT"
+    INVALID_ARGS = "INVALID_ARGS"
+    MISSING_WHY = "MISSING_WHY"
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    PARSE_ERROR = "PARSE_ERROR"
+    DENIED = "DENIED"
+    INTERNAL = "INTERNAL"
+
+
+class ToolInvocation(BaseModel):
+    """One call an LLM asked for: a session-unique id, the tool's name and its arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    why: str | None = None
+    """The model's one-sentence rationale (seed 001 ``why`` / seed 004 ``reasoning``)."""
+
+
+class ToolError(BaseModel):
+    """Why a call failed, in seed 001's shape: what the LLM needs to recover."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: ErrorCode
+    message: str
+    recoverable: bool = True
+    suggestion: str | None = None
+
+
+class ToolResult(BaseModel):
+    """The outcome of one invocation: a JSON-serialisable value, or an error."""
+
+    model_config = ConfigDict(frozen=True)
+
+    invocation_id: str
+    tool_name: str
+    status: Literal["success", "failure"]
+    content: JsonValue = None
+    error: ToolError | None = None
+
+    @model_validator(mode="after")
+    def _error_matches_status(self) -> ToolResult:
+        if self.status == "failure" and self.error is None:
+            raise ValueError("a failed ToolResult needs an error")
+        if self.status == "success" and self.error is not None:
+            raise ValueError("a successful ToolResult cannot carry an error")
+        return self
+
+    @classmethod
+    def success(cls, invocation: ToolInvocation, content: JsonValue) -> ToolResult:
+        """The result of a call that worked."""
+        return cls(
+            invocation_id=invocation.id, tool_name=invocation.name, status="success",
+            content=content,
+        )
+
+    @classmethod
+    def failure(
+        cls,
+        invocation: ToolInvocation,
+        code: ErrorCode,
+        message: str,
+        *,
+        recoverable: bool = True,
+        suggestion: str | None = None,
+    ) -> ToolResult:
+        """The result of a call that failed, with what the LLM needs to fix it."""
+        error = ToolError(
+            code=code, message=message, recoverable=recoverable, suggestion=suggestion
+        )
+        return cls(
+            invocation_id=invocation.id, tool_name=invocation.name, status="failure", error=error
+        )

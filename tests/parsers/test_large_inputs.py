@@ -1,0 +1,45 @@
+"""Inputs that make quadratic scanners crawl; here they must simply be read correctly.
+
+Their speed is measured in benchmarks/parser_benchmark.py, not asserted here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autobyteus_like.parsers import parse_tool_calls
+from tests.parsers.helpers import calls, parse_in_chunks
+
+MEGABYTE = "x = a < b && {c} [d] \"q\" &amp;\n" * 34_000
+
+
+def test_twenty_thousand_items():
+    items = "".join(f"<item>{n}</item>" for n in range(20_000))
+    text = f'<tool name="t"><arguments><arg name="xs">{items}</arg></arguments></tool>'
+    [(_, arguments)] = calls(parse_tool_calls(text, "xml"))
+    assert arguments["xs"][-1] == "19999" and len(arguments["xs"]) == 20_000
+
+
+@pytest.mark.parametrize("fmt", ["json", "execute", "tool_call"])
+def test_twenty_thousand_unmatched_braces_then_a_call(fmt):
+    call = {"json": '{"name": "f", "arguments": {}}',
+            "execute": '<execute>[{"name": "f", "args": {}}]</execute>',
+            "tool_call": '<TOOL_CALL>{"tool": "f", "args": {}}</TOOL_CALL>'}[fmt]
+    text = "{" * 20_000 + " prose " + "[" * 20_000 + " " + call
+    result = parse_tool_calls(text, fmt)
+    assert calls(result) == [("f", {})]
+
+
+@pytest.mark.parametrize("fmt", ["xml", "json", "execute"])
+def test_a_one_megabyte_argument_whole_and_one_character_at_a_time(fmt):
+    import json
+
+    if fmt == "xml":
+        body = MEGABYTE.replace("&", "&amp;").replace("<", "&lt;")
+        text = f'<tool name="w"><arguments><arg name="c">{body}</arg></arguments></tool>'
+    elif fmt == "json":
+        text = json.dumps({"name": "w", "arguments": {"c": MEGABYTE}})
+    else:
+        text = "<execute>" + json.dumps([{"name": "w", "args": {"c": MEGABYTE}}]) + "</execute>"
+    assert calls(parse_tool_calls(text, fmt)) == [("w", {"c": MEGABYTE})]
+    assert calls(parse_in_chunks(text, fmt, [1])) == [("w", {"c": MEGABYTE})]
