@@ -52,7 +52,13 @@ class JsonToolCallParser(FormatParser):
         self._scanner = JsonTextScanner()
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        return self._events(self._scanner.feed(chunk))
+        scanner = self._scanner
+        if scanner.in_candidate:
+            if scanner.absorbs(chunk):
+                return []
+        elif "{" not in chunk and "[" not in chunk:
+            return [TextDelta(chunk)]
+        return self._events(scanner.feed(chunk))
 
     def finish(self) -> list[ParseEvent]:
         return self._events(self._scanner.finish())

@@ -82,8 +82,6 @@ class JsonTextScanner:
 
     def feed(self, data: str) -> list[JsonSegment]:
         """Scan one chunk; return the segments it decided."""
-        if not self._in_candidate and "{" not in data and "[" not in data:
-            return [Prose(data)] if data else []  # the common streaming case: plain prose
         out: list[JsonSegment] = []
         i, n = 0, len(data)
         while i < n:
@@ -118,6 +116,19 @@ class JsonTextScanner:
                 reason = json_error(raw)
                 out.extend(self._salvage(raw, self._tracker.spans, reason, truncated=False))
         return out
+
+    @property
+    def in_candidate(self) -> bool:
+        """Whether a JSON value is open (text is held until it is decided)."""
+        return self._in_candidate
+
+    def absorbs(self, data: str) -> bool:
+        """Take ``data`` whole if it is plain content in the middle of an open string value
+        (the streaming fast path for long arguments); False means call ``feed``."""
+        if self._tracker.absorbs_plainly(data):
+            self._parts.append(data)
+            return True
+        return False
 
     def finish(self) -> list[JsonSegment]:
         """End of text: a candidate still open is broken (truncated); its pieces are salvaged."""

@@ -74,6 +74,15 @@ class JsonTracker:
         self.spans: list[tuple[int, int]] = []
         """Maximal closed containers so far, as (start, end) offsets from the value's start."""
 
+    def absorbs_plainly(self, data: str) -> bool:
+        """Take ``data`` whole if it is plain string content (no quote, backslash or control
+        character) continuing a string; the streaming fast path for long values."""
+        if (self._in_string and not self._escape and '"' not in data and "\\" not in data
+                and data.isprintable()):
+            self._offset += len(data)
+            return True
+        return False
+
     def feed(self, data: str, pos: int) -> tuple[Status, int]:
         """Read ``data`` from ``pos``; return the status and an index into ``data``."""
         base = self._offset - pos  # offset of data[0] relative to the value's start

@@ -52,8 +52,13 @@ class MarkedBlockParser(FormatParser):
         self._escaped = False
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        if self._state == _TEXT and not self._pending and "<" not in chunk:
-            return [TextDelta(chunk)]  # the common streaming case: plain prose
+        if not self._pending:
+            if self._state == _TEXT and "<" not in chunk:
+                return [TextDelta(chunk)]  # the common streaming case: plain prose
+            if (self._state == _BLOCK and self._in_string and not self._escaped
+                    and '"' not in chunk and "\\" not in chunk):
+                self._parts.append(chunk)  # the middle of a long string value
+                return []
         data, self._pending = self._pending + chunk, ""
         events: list[ParseEvent] = []
         i, n = 0, len(data)

@@ -25,7 +25,8 @@ class StreamingToolCallParser:
 
     ``tools`` (a registry or list of definitions) coerces values to declared types and tells
     the XML parser which arguments are plain text. ``ids`` is the agent session's allocator;
-    without one, ids are unique within this response only.
+    without one, ids are unique within this response only. ``factory`` runs the parser of a
+    format registered in a ``FormatRegistry``; ``format`` is then only that format's name.
 
     Raises ``TypeError`` for a chunk that is not a string and ``RuntimeError`` when fed after
     ``finish``; nothing else escapes, whatever the text.
@@ -39,19 +40,20 @@ class StreamingToolCallParser:
         *,
         factory: ParserFactory | None = None,
     ) -> None:
-        self.format = ToolCallFormat.parse(format)
+        self.format: ToolCallFormat | str = format if factory else ToolCallFormat.parse(format)
         registry = ToolRegistry.of(tools) if tools is not None else None
-        make = factory or BUILTIN_PARSERS[self.format]
+        make = factory or BUILTIN_PARSERS[ToolCallFormat.parse(format)]
         self._parser: FormatParser = make(registry, ids or InvocationIdAllocator())
+        self._feed = self._parser.feed
         self._finished = False
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         """Read the next chunk; return the events it completed."""
-        if not isinstance(chunk, str):
+        if type(chunk) is not str and not isinstance(chunk, str):
             raise TypeError(f"feed() takes text, got {type(chunk).__name__}")
         if self._finished:
             raise RuntimeError("this parser has finished; start a new one for a new response")
-        return self._parser.feed(chunk) if chunk else []
+        return self._feed(chunk) if chunk else []
 
     def finish(self) -> list[ParseEvent]:
         """The response ended: flush held text; a call left open becomes an error."""
