@@ -2,6 +2,10 @@
 
 from loguru import logger as _logger
 
+from autobyteus_like.agent import Agent, AgentConfig, AgentStoppedError
+from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.handlers import AgentTurnError
+from autobyteus_like.llm import LLM, ScriptedLLM
 from autobyteus_like.providers import LLMProvider
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools import (
@@ -20,9 +24,16 @@ from autobyteus_like.tools import (
 _logger.disable("autobyteus_like")
 
 __all__ = [
+    "LLM",
+    "Agent",
+    "AgentConfig",
+    "AgentStoppedError",
+    "AgentTurnError",
     "BaseTool",
     "ErrorCode",
+    "FormatRegistry",
     "LLMProvider",
+    "ScriptedLLM",
     "ToolArgumentError",
     "ToolCallFormat",
     "ToolDefinition",

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
-
-from lxml import etree
+from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.tool_call_format import ToolCallFormat
@@ -18,7 +16,17 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.json_schema import schema_type, unwrap_optional
 
+if TYPE_CHECKING:
+    from lxml import etree
+
 __all__ = ["XmlFormatter", "xml_value_text"]
+
+
+def _etree() -> Any:
+    """lxml, loaded the first time an XML manifest or result is built (not at import)."""
+    from lxml import etree
+
+    return etree
 
 _GUIDELINES = """\
 To call a tool, write a <tool> block like the examples below:
@@ -67,10 +75,10 @@ def _fill(element: etree._Element, value: Any) -> None:
     """Write a value into an element: objects as <arg>s, arrays as <item>s, scalars as text."""
     if isinstance(value, dict):
         for key, sub in value.items():
-            _fill(etree.SubElement(element, "arg", name=str(key)), sub)
+            _fill(_etree().SubElement(element, "arg", name=str(key)), sub)
     elif isinstance(value, list | tuple):
         for sub in value:
-            _fill(etree.SubElement(element, "item"), sub)
+            _fill(_etree().SubElement(element, "item"), sub)
     else:
         element.text = _safe(xml_value_text(value))
 
@@ -78,7 +86,7 @@ def _fill(element: etree._Element, value: Any) -> None:
 def _describe_arg(parent: etree._Element, tag: str, schema: dict[str, Any], **attrs: str) -> None:
     node = unwrap_optional(schema)
     kind = schema_type(node)
-    element = etree.SubElement(parent, tag)
+    element = _etree().SubElement(parent, tag)
     if "name" in attrs:
         element.set("name", attrs.pop("name"))
     element.set("type", kind)
@@ -102,7 +110,7 @@ def _describe_arg(parent: etree._Element, tag: str, schema: dict[str, Any], **at
 
 
 def _to_text(element: etree._Element) -> str:
-    text = etree.tostring(element, pretty_print=True, encoding="unicode").rstrip("\n")
+    text = _etree().tostring(element, pretty_print=True, encoding="unicode").rstrip("\n")
     return _MARKER.sub(lambda m: f"&#{m.group(1)};", text)
 
 
@@ -115,10 +123,10 @@ class XmlFormatter(ToolFormatter):
         return _GUIDELINES
 
     def describe_tool(self, tool: ToolDefinition) -> str:
-        root = etree.Element("tool", name=tool.name)
+        root = _etree().Element("tool", name=tool.name)
         if tool.description:
-            etree.SubElement(root, "description").text = _safe(tool.description)
-        arguments = etree.SubElement(root, "arguments")
+            _etree().SubElement(root, "description").text = _safe(tool.description)
+        arguments = _etree().SubElement(root, "arguments")
         schema = tool.inline_schema()
         required = set(schema.get("required", []))
         for name, prop in schema.get("properties", {}).items():
@@ -128,10 +136,10 @@ class XmlFormatter(ToolFormatter):
     def format_call(
         self, name: str, arguments: dict[str, Any], call_id: str | None = None
     ) -> str:
-        root = etree.Element("tool", name=_safe(name))
+        root = _etree().Element("tool", name=_safe(name))
         if call_id:
             root.set("id", _safe(call_id))
-        _fill(etree.SubElement(root, "arguments"), arguments)
+        _fill(_etree().SubElement(root, "arguments"), arguments)
         return _to_text(root)
 
     def example_fence(self) -> str:
@@ -140,15 +148,15 @@ class XmlFormatter(ToolFormatter):
     def render_results(self, pairs: Sequence[tuple[ToolInvocation, ToolResult]]) -> str:
         blocks = []
         for invocation, result in pairs:
-            element = etree.Element(
+            element = _etree().Element(
                 "tool_result",
                 name=_safe(invocation.name), id=_safe(invocation.id), status=result.status,
             )
             if result.status == "failure" and result.error is not None:
                 element.set("code", result.error.code.value)
-                etree.SubElement(element, "message").text = _safe(result.error.message)
+                _etree().SubElement(element, "message").text = _safe(result.error.message)
                 if result.error.suggestion:
-                    etree.SubElement(element, "suggestion").text = _safe(result.error.suggestion)
+                    _etree().SubElement(element, "suggestion").text = _safe(result.error.suggestion)
             elif isinstance(result.content, str):
                 element.text = _safe(result.content)
             elif result.content is not None:

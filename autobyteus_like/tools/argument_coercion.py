@@ -22,7 +22,7 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 def coerce_arguments(tool: ToolDefinition, arguments: dict[str, Any]) -> dict[str, Any]:
     """Each argument coerced to its declared type where possible; unknown arguments untouched."""
-    properties: dict[str, Any] = tool.inline_schema().get("properties", {})
+    properties = tool.argument_schemas
     return {
         key: coerce_value(value, properties[key]) if key in properties else value
         for key, value in arguments.items()

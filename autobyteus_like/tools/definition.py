@@ -83,6 +83,12 @@ class ToolDefinition:
         return copy.deepcopy(self._inline_schema)
 
     @property
+    def argument_schemas(self) -> dict[str, Any]:
+        """Each argument's inlined schema, by name. Shared and cached: do not modify it."""
+        properties: dict[str, Any] = self._inline_schema.get("properties", {})
+        return properties
+
+    @property
     def argument_names(self) -> tuple[str, ...]:
         """The declared argument names, in declaration order."""
         return tuple(self._inline_schema.get("properties", {}))

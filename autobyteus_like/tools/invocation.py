@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = ["ErrorCode", "ToolError", "ToolInvocation", "ToolResult"]
 
@@ -56,8 +56,17 @@ class ToolResult(BaseModel):
     invocation_id: str
     tool_name: str
     status: Literal["success", "failure"]
-    content: JsonValue = None
+    content: Any = None
+    """Any JSON value: null, booleans, numbers, strings, lists and string-keyed objects."""
     error: ToolError | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _json_value(cls, value: Any) -> Any:
+        problem = _not_json(value)
+        if problem:
+            raise ValueError(f"content must be JSON-serialisable: {problem}")
+        return value
 
     @model_validator(mode="after")
     def _error_matches_status(self) -> ToolResult:
@@ -68,7 +77,7 @@ class ToolResult(BaseModel):
         return self
 
     @classmethod
-    def success(cls, invocation: ToolInvocation, content: JsonValue) -> ToolResult:
+    def success(cls, invocation: ToolInvocation, content: Any) -> ToolResult:
         """The result of a call that worked."""
         return cls(
             invocation_id=invocation.id, tool_name=invocation.name, status="success",
@@ -92,3 +101,26 @@ class ToolResult(BaseModel):
         return cls(
             invocation_id=invocation.id, tool_name=invocation.name, status="failure", error=error
         )
+
+
+def _not_json(value: Any, depth: int = 0) -> str:
+    """What keeps ``value`` from being a JSON value ('' if nothing does)."""
+    if value is None or isinstance(value, str | bool | int | float):
+        return ""
+    if depth > 200:
+        return "nested more than 200 levels deep"
+    if isinstance(value, list | tuple):
+        for item in value:
+            problem = _not_json(item, depth + 1)
+            if problem:
+                return problem
+        return ""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"object key {key!r} is not a string"
+            problem = _not_json(item, depth + 1)
+            if problem:
+                return problem
+        return ""
+    return f"a {type(value).__name__} is not a JSON value"

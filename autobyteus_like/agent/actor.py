@@ -1,0 +1,133 @@
+"""AgentActor: the pykka actor that owns one agent's state and handles its events one at a time.
+
+Every event is published to subscribers, then handed to the handler registered for its type;
+events that handlers emit are processed in FIFO order before the next message. Blocking work
+(LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner, which answer with
+events, so this actor is always free for approvals, messages and stop.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pykka
+from loguru import logger
+
+from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.agent.fast_inbox import FastInboxActor
+from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
+from autobyteus_like.agent.subscription import EventPublisher
+from autobyteus_like.agent.tool_runner import ToolRunner
+from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
+from autobyteus_like.formats import ToolFormat
+from autobyteus_like.handlers.context import AgentContext, AgentTurnError
+from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["AgentActor", "AgentStoppedError"]
+
+
+class AgentStoppedError(RuntimeError):
+    """The agent stopped before a turn finished."""
+
+
+class AgentActor(FastInboxActor):
+    """One agent. Talk to it only by ``tell``-ing events; it never waits on another actor."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        tools: ToolRegistry,
+        tool_format: ToolFormat,
+        system_prompt: str,
+        handlers: HandlerRegistry,
+        publisher: EventPublisher,
+        threads: list[threading.Thread],
+    ) -> None:
+        super().__init__()
+        self._handlers = handlers
+        self._publisher = publisher
+        self._threads = threads
+        self._cancel = threading.Event()
+        self._worker: pykka.ActorRef[LLMWorker] | None = None
+        self._runner = ToolRunner(config.name, self._post, config.max_parallel_tools)
+        self.ctx = AgentContext(
+            config, tools, tool_format, self._stream_llm, self._run_tool, system_prompt,
+            wanted=self._wanted,
+        )
+
+    def _wanted(self, event_type: type[AgentEvent]) -> bool:
+        return self._publisher.has_subscribers or self._handlers.find(event_type) is not None
+
+    def on_start(self) -> None:
+        self._threads.append(threading.current_thread())
+
+    # -- services for the context (called on this actor's thread) -----------------------------
+
+    def _post(self, event: AgentEvent) -> None:
+        """Send an event to this actor from any thread (ignored once it has stopped)."""
+        try:
+            self.actor_ref.tell(event)
+        except pykka.ActorDeadError:
+            logger.debug("agent {} stopped; dropping {}", self.ctx.name, type(event).__name__)
+
+    def _stream_llm(self, request_no: int, request: LLMRequest) -> None:
+        if self._worker is None:
+            self._worker = LLMWorker.start(
+                self.ctx.name, self.ctx.config.llm, self._post, self._cancel, self._threads
+            )
+        self._worker.tell(StreamRequest(request_no, request))
+
+    def _run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
+                  timeout: float | None) -> None:
+        self._runner.submit(invocation, tool, timeout)
+
+    # -- the mailbox ---------------------------------------------------------------------------
+
+    def on_receive(self, message: object) -> None:
+        if not isinstance(message, AgentEvent):
+            logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
+            return
+        outbox = self.ctx.outbox
+        outbox.append(message)
+        while outbox:
+            event = outbox.popleft()
+            self._publisher.publish(event)
+            handler = self._handlers.find(type(event))
+            if handler is None:
+                continue
+            try:
+                handler.handle(event, self.ctx)
+            except Exception as exc:  # a handler bug ends the turn, never the agent
+                self._handler_failed(event, exc)
+
+    def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
+        logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
+                                        type(event).__name__)
+        message = f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
+        if self.ctx.turn is not None:
+            self.ctx.complete_turn("", message)
+        else:
+            self.ctx.report_error(message, type(exc).__name__)
+            if isinstance(event, UserMessageReceived) and event.reply and not event.reply.done():
+                event.reply.set_exception(AgentTurnError(self.ctx.name, message))
+
+    def on_stop(self) -> None:
+        self._cancel.set()
+        self._runner.stop()
+        if self._worker is not None:
+            self._worker.stop(block=True, timeout=10)
+        stopped = AgentStoppedError(f"agent {self.ctx.name!r} stopped before the turn finished")
+        pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
+        if self.ctx.turn is not None:
+            pending.append(self.ctx.turn.reply)
+        for reply in pending:
+            if reply is not None and not reply.done():
+                reply.set_exception(stopped)
+        self.ctx.set_status(AgentStatus.STOPPED)
+        while self.ctx.outbox:
+            self._publisher.publish(self.ctx.outbox.popleft())
+        self._publisher.close()

@@ -1,0 +1,159 @@
+"""Agent: the embedding facade. Start it, send it messages, read its events, approve calls."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from types import TracebackType
+
+import pykka
+
+from autobyteus_like.agent.actor import AgentActor
+from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.events import (
+    AgentEvent,
+    ApprovalDenied,
+    ApprovalGranted,
+    ConversationReset,
+    UserMessageReceived,
+)
+from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.formatters.manifest import render_system_prompt
+from autobyteus_like.handlers import default_handlers
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["Agent"]
+
+_WHY_RULE = (
+    "\n\nEvery tool call must include a `why` argument: one sentence saying what the call is "
+    "for. Calls without it are rejected."
+)
+
+
+class Agent:
+    """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
+
+    ``tools`` resolves tool names in ``config.tools``; ``formats`` adds custom formats.
+    """
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        *,
+        tools: ToolRegistry | None = None,
+        formats: FormatRegistry | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.tools = config.tool_registry(tools)
+        self.format = (formats or FormatRegistry()).get(config.resolved_format())
+        prompt = render_system_prompt(config.system_prompt, self.tools, self.format.formatter)
+        self.system_prompt = prompt + (_WHY_RULE if config.require_why and self.tools else "")
+        self._publisher = EventPublisher()
+        self._turn_ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._ref: pykka.ActorRef[AgentActor] | None = None
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> Agent:
+        """Start the agent's actor (once); returns the agent."""
+        with self._lock:
+            if self._ref is not None:
+                return self
+            handlers = default_handlers()
+            for event_type, handler in self.config.handlers.items():
+                handlers.register(event_type, handler)
+            self._ref = AgentActor.start(
+                self.config, self.tools, self.format, self.system_prompt, handlers,
+                self._publisher, self._threads,
+            )
+        return self
+
+    def stop(self, timeout: float = 10) -> None:
+        """Stop promptly: cancel in-flight work, stop every actor, join their threads."""
+        with self._lock:
+            ref, self._ref = self._ref, None
+        if ref is None:
+            return
+        ref.stop(block=True, timeout=timeout)
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        """Whether the agent has been started and not stopped."""
+        return self._ref is not None
+
+    def __enter__(self) -> Agent:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    # -- talking to it -----------------------------------------------------------------------
+
+    def _tell(self, event: AgentEvent) -> None:
+        ref = self._ref
+        if ref is None:
+            raise RuntimeError(f"agent {self.name!r} is not running; use 'with agent:' first")
+        ref.tell(event)
+
+    def send(self, text: str, *, sender: str | None = None) -> Future[str]:
+        """Queue a message; the future completes with the turn's answer (or its error)."""
+        if not isinstance(text, str):
+            raise TypeError(f"a message is text, got {type(text).__name__}")
+        reply: Future[str] = Future()
+        self._tell(UserMessageReceived(agent=self.name, text=text, turn_id=next(self._turn_ids),
+                                       sender=sender, reply=reply))
+        return reply
+
+    def run(self, text: str, timeout: float | None = None) -> str:
+        """Send a message and block until its turn completes; return the final answer.
+
+        Raises ``AgentTurnError`` if the turn failed (LLM error, max_iterations, ...),
+        ``TimeoutError`` if it did not finish in time (the turn goes on).
+        """
+        try:
+            return self.send(text).result(timeout)
+        except FutureTimeout:
+            raise TimeoutError(
+                f"agent {self.name!r} did not finish the turn within {timeout} s"
+            ) from None
+
+    async def arun(self, text: str, timeout: float | None = None) -> str:
+        """``run`` for asyncio hosts: awaits the turn without blocking the event loop."""
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(self.send(text)), timeout)
+        except TimeoutError:
+            raise TimeoutError(
+                f"agent {self.name!r} did not finish the turn within {timeout} s"
+            ) from None
+
+    def reset(self) -> None:
+        """Start a new conversation: forget the history (after the current turn, if any)."""
+        self._tell(ConversationReset(agent=self.name))
+
+    def events(self) -> EventSubscription:
+        """Every event from now on, until the agent stops (or the subscription is closed)."""
+        return self._publisher.subscribe()
+
+    def aevents(self) -> AsyncIterator[AgentEvent]:
+        """``events`` as an async iterator."""
+        return self._publisher.subscribe().__aiter__()
+
+    def approve(self, invocation_id: str) -> None:
+        """Let a call that waits for approval run."""
+        self._tell(ApprovalGranted(agent=self.name, invocation_id=invocation_id))
+
+    def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
+        """Refuse a waiting call; the LLM gets a DENIED result with ``reason``."""
+        self._tell(ApprovalDenied(agent=self.name, invocation_id=invocation_id, reason=reason))

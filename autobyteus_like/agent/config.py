@@ -1,0 +1,79 @@
+"""AgentConfig: everything that defines one agent, validated with clear messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from autobyteus_like.llm.base import LLM
+from autobyteus_like.tool_call_format import ToolCallFormat, format_for_provider
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.registry import ToolRegistry, as_definition
+
+__all__ = ["AgentConfig"]
+
+
+class AgentConfig(BaseModel):
+    """One agent: its LLM, tools, prompt and policies.
+
+    ``tools`` holds definitions (``@tool`` functions, ``BaseTool``s); names are resolved by a
+    team's registry. The tool format is ``tool_format`` if given, else XML when
+    ``use_xml_tool_format``, else the LLM provider's default.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    role: str = ""
+    system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
+    llm: LLM
+    tools: list[Any] = Field(default_factory=list)
+    tool_format: str | None = None
+    use_xml_tool_format: bool = False
+    auto_execute_tools: bool = True
+    approval_policy: Literal["all", "marked"] = "all"
+    """With ``auto_execute_tools=False``: ask for every call, or only for tools marked
+    ``requires_approval``."""
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    max_iterations: int = Field(default=20, ge=1)
+    """LLM round trips allowed per user message."""
+    max_parallel_tools: int = Field(default=8, ge=1)
+    tool_timeout_s: float | None = Field(default=120.0, gt=0)
+    """Timeout for tools that do not declare their own ``timeout_s``; None waits forever."""
+    require_why: bool = False
+    """Reject calls without a one-sentence ``why`` (MISSING_WHY), and say so in the prompt."""
+    handlers: Mapping[type, Any] = Field(default_factory=dict)
+    """Extra or replacement event handlers, by event type."""
+
+    @field_validator("tool_format")
+    @classmethod
+    def _known_format(cls, value: str | None) -> str | None:
+        return None if value is None else ToolCallFormat.parse(value).value
+
+    @field_validator("tools")
+    @classmethod
+    def _tools_or_names(cls, value: list[Any]) -> list[Any]:
+        return [item if isinstance(item, str) else as_definition(item) for item in value]
+
+    def resolved_format(self) -> str:
+        """The format this agent speaks."""
+        if self.tool_format is not None:
+            return self.tool_format
+        return format_for_provider(self.llm.provider, self.use_xml_tool_format).value
+
+    def tool_registry(self, named: ToolRegistry | None = None) -> ToolRegistry:
+        """The agent's tools as a registry, names resolved against ``named``."""
+        registry = ToolRegistry()
+        for item in self.tools:
+            if isinstance(item, ToolDefinition):
+                registry.add(item)
+            elif named is not None and item in named:
+                registry.add(named.get(item))
+            else:
+                available = ", ".join(named.names()) if named else "none (no registry given)"
+                raise ValueError(
+                    f"agent {self.name!r}: unknown tool {item!r}; available tools: {available}"
+                )
+        return registry

@@ -1,0 +1,74 @@
+"""LLMWorker: streams an agent's LLM calls on its own actor thread and reports back by events."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from autobyteus_like.agent.fast_inbox import FastInboxActor
+from autobyteus_like.events import (
+    AgentEvent,
+    LLMChunkReceived,
+    LLMRequestFailed,
+    LLMResponseCompleted,
+)
+from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.messages import LLMRequest
+
+__all__ = ["LLMWorker", "StreamRequest"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRequest:
+    """Ask the worker to stream one response."""
+
+    request_no: int
+    request: LLMRequest
+
+
+class LLMWorker(FastInboxActor):
+    """One per agent. Never blocks its agent: chunks go back with ``post`` as they arrive."""
+
+    def __init__(
+        self,
+        agent: str,
+        llm: LLM,
+        post: Callable[[AgentEvent], None],
+        cancel: threading.Event,
+        threads: list[threading.Thread],
+    ) -> None:
+        super().__init__()
+        self._agent = agent
+        self._llm = llm
+        self._post = post
+        self._cancel = cancel
+        self._threads = threads
+
+    def on_start(self) -> None:
+        self._threads.append(threading.current_thread())
+
+    def on_receive(self, message: object) -> None:
+        if not isinstance(message, StreamRequest):
+            return
+        number = message.request_no
+        usage, last = None, ""
+        try:
+            for chunk in self._llm.stream(message.request, self._cancel):
+                if self._cancel.is_set():
+                    return
+                usage = chunk.usage or usage
+                if chunk.final:
+                    last = chunk.text
+                elif chunk.text:
+                    self._post(LLMChunkReceived(agent=self._agent, request_no=number,
+                                                text=chunk.text))
+        except Exception as exc:  # a provider error is reported, never fatal to the agent
+            self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(exc),
+                                        error_type=type(exc).__name__))
+            return
+        self._post(LLMResponseCompleted(
+            agent=self._agent, request_no=number, text=last,
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+        ))

@@ -1,0 +1,198 @@
+"""The typed events of an agent's life: what its handlers consume and its subscribers see.
+
+Every event is small, immutable and names the agent it belongs to, so the events of a whole team
+can be merged into one stream.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from autobyteus_like.parsers.events import ToolCallParseError
+from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+
+__all__ = [
+    "AgentErrorOccurred",
+    "AgentEvent",
+    "AgentStatus",
+    "AgentStatusChanged",
+    "ApprovalDenied",
+    "ApprovalGranted",
+    "ApprovalRequested",
+    "AssistantTextDelta",
+    "ConversationReset",
+    "LLMChunkReceived",
+    "LLMRequestFailed",
+    "LLMRequestStarted",
+    "LLMResponseCompleted",
+    "PendingToolInvocation",
+    "ToolCallParseFailed",
+    "ToolCallParsed",
+    "ToolResultReceived",
+    "ToolStarted",
+    "TurnCompleted",
+    "UserMessageReceived",
+]
+
+
+class AgentStatus(StrEnum):
+    """What an agent is doing."""
+
+    IDLE = "idle"
+    THINKING = "thinking"
+    AWAITING_APPROVAL = "awaiting_approval"
+    RUNNING_TOOLS = "running_tools"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentEvent:
+    """Base of every event: the name of the agent it happened in."""
+
+    agent: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessageReceived(AgentEvent):
+    """A message for the agent; it starts a turn, or waits for the current one to finish."""
+
+    text: str
+    turn_id: int
+    sender: str | None = None
+    """Who sent it: None for the user, or another agent's name."""
+    reply: Future[str] | None = field(default=None, compare=False, repr=False)
+    """Completed with the turn's answer (or its error) when the turn ends."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConversationReset(AgentEvent):
+    """Forget the conversation so far (applied between turns, never inside one)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMRequestStarted(AgentEvent):
+    """The agent asked its LLM for a response (``iteration`` counts round trips this turn)."""
+
+    turn_id: int
+    request_no: int
+    iteration: int
+    message_count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMChunkReceived(AgentEvent):
+    """A streamed piece of the LLM's response."""
+
+    request_no: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMResponseCompleted(AgentEvent):
+    """The LLM finished its response; ``text`` is its last piece, if it came with the end."""
+
+    request_no: int
+    text: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMRequestFailed(AgentEvent):
+    """The LLM call raised; the turn ends with this error."""
+
+    request_no: int
+    error: str
+    error_type: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantTextDelta(AgentEvent):
+    """Prose the LLM wrote around its tool calls (the parser's text)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallParsed(AgentEvent):
+    """A complete call was read from the stream."""
+
+    invocation: ToolInvocation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallParseFailed(AgentEvent):
+    """A call could not be read; it gets a PARSE_ERROR result in its slot."""
+
+    error: ToolCallParseError
+    invocation_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PendingToolInvocation(AgentEvent):
+    """A parsed call waiting to be validated, approved and run."""
+
+    invocation: ToolInvocation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalRequested(AgentEvent):
+    """A call waits for ``approve`` or ``deny``."""
+
+    invocation: ToolInvocation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalGranted(AgentEvent):
+    """Someone approved a waiting call."""
+
+    invocation_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalDenied(AgentEvent):
+    """Someone denied a waiting call; it gets a DENIED result."""
+
+    invocation_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStarted(AgentEvent):
+    """A call began executing."""
+
+    invocation: ToolInvocation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultReceived(AgentEvent):
+    """A call's result (success or failure), in whatever order calls finish."""
+
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnCompleted(AgentEvent):
+    """The turn ended: with the LLM's final answer, or with an error."""
+
+    turn_id: int
+    answer: str
+    error: str | None = None
+    iterations: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentErrorOccurred(AgentEvent):
+    """Something went wrong inside the agent; it keeps running."""
+
+    message: str
+    error_type: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentStatusChanged(AgentEvent):
+    """The agent's status changed."""
+
+    status: AgentStatus

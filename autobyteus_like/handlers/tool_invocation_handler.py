@@ -1,0 +1,82 @@
+"""ToolInvocationHandler: validates a pending call, asks for approval when policy says so, and
+queues it to run. Every rejection is a result in the call's slot, never a stop."""
+
+from __future__ import annotations
+
+from autobyteus_like.events import (
+    AgentEvent,
+    ApprovalDenied,
+    ApprovalGranted,
+    ApprovalRequested,
+    PendingToolInvocation,
+    ToolResultReceived,
+)
+from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
+from autobyteus_like.tools.errors import ToolArgumentError
+from autobyteus_like.tools.invocation import ErrorCode, ToolResult
+
+__all__ = ["ToolInvocationHandler"]
+
+
+class ToolInvocationHandler:
+    """Handles ``PendingToolInvocation``, ``ApprovalGranted`` and ``ApprovalDenied``."""
+
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+        if isinstance(event, PendingToolInvocation):
+            self._pending(event, ctx)
+        elif isinstance(event, ApprovalGranted | ApprovalDenied):
+            self._decided(event, ctx)
+
+    def _pending(self, event: PendingToolInvocation, ctx: AgentContext) -> None:
+        turn = ctx.turn
+        slot = turn.by_id.get(event.invocation.id) if turn else None
+        if slot is None or slot.state is not SlotState.PENDING:
+            return
+        call = slot.invocation
+        if slot.tool is None:
+            available = ", ".join(ctx.tools.names()) or "none"
+            self._fail(ctx, slot, ErrorCode.UNKNOWN_TOOL, f"there is no tool named {call.name!r}",
+                       f"use one of the available tools: {available}")
+            return
+        try:
+            slot.tool.validate_arguments(call.arguments)
+        except ToolArgumentError as exc:
+            self._fail(ctx, slot, ErrorCode.INVALID_ARGS, str(exc),
+                       "fix the arguments to match the tool's schema and call it again")
+            return
+        if ctx.config.require_why and not (call.why and call.why.strip()):
+            self._fail(ctx, slot, ErrorCode.MISSING_WHY, f"the call to {call.name!r} has no why",
+                       "add a one-sentence 'why' argument stating what the call is for")
+            return
+        config = ctx.config
+        needs_approval = not config.auto_execute_tools and (
+            config.approval_policy == "all" or slot.tool.requires_approval
+        )
+        if needs_approval:
+            slot.state = SlotState.AWAITING_APPROVAL
+            ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))
+        else:
+            slot.state = SlotState.READY
+        ctx.run_ready_calls()
+
+    def _decided(self, event: ApprovalGranted | ApprovalDenied, ctx: AgentContext) -> None:
+        turn = ctx.turn
+        slot = turn.by_id.get(event.invocation_id) if turn else None
+        if slot is None or slot.state is not SlotState.AWAITING_APPROVAL:
+            ctx.report_error(f"no call {event.invocation_id!r} is waiting for approval",
+                             "UnknownApproval")
+            return
+        if isinstance(event, ApprovalDenied):
+            self._fail(ctx, slot, ErrorCode.DENIED, f"denied: {event.reason}",
+                       "do not retry this call unchanged; choose another approach",
+                       recoverable=False)
+            return
+        slot.state = SlotState.READY
+        ctx.run_ready_calls()
+
+    @staticmethod
+    def _fail(ctx: AgentContext, slot: Slot, code: ErrorCode, message: str, suggestion: str,
+              recoverable: bool = True) -> None:
+        result = ToolResult.failure(slot.invocation, code, message, suggestion=suggestion,
+                                    recoverable=recoverable)
+        ctx.emit(ToolResultReceived(agent=ctx.name, result=result))

@@ -1,0 +1,22 @@
+"""UserMessageHandler: a message starts a turn, or waits for the current turn to finish.
+A conversation reset waits its turn the same way."""
+
+from __future__ import annotations
+
+from autobyteus_like.events import AgentEvent, ConversationReset, UserMessageReceived
+from autobyteus_like.handlers.context import AgentContext
+
+__all__ = ["UserMessageHandler"]
+
+
+class UserMessageHandler:
+    """No interleaving: one turn at a time, messages in arrival order."""
+
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+        assert isinstance(event, UserMessageReceived | ConversationReset)
+        if ctx.turn is not None:
+            ctx.waiting.append(event)
+        elif isinstance(event, ConversationReset):
+            ctx.messages.clear()
+        else:
+            ctx.start_turn(event)

@@ -1,0 +1,26 @@
+"""The interface every LLM implements: one blocking, cancellable, streaming call."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest
+from autobyteus_like.providers import LLMProvider
+
+__all__ = ["LLM", "LLMError"]
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed in a way the agent reports (it never crashes the agent)."""
+
+
+class LLM(ABC):
+    """A model behind a provider. ``stream`` runs on a worker thread, never on an agent's."""
+
+    provider: LLMProvider = LLMProvider.OTHER
+
+    @abstractmethod
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        """Yield the response in chunks; stop early when ``cancel`` is set."""

@@ -1,0 +1,90 @@
+"""ScriptedLLM: a real provider that answers from a script. The offline default for examples
+and tests: it streams like a network model and records exactly what it was shown."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Iterator, Sequence
+
+from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest
+from autobyteus_like.providers import LLMProvider
+
+__all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedResponse"]
+
+ScriptedResponse = str | Callable[[LLMRequest], str]
+
+
+class ScriptExhaustedError(LLMError):
+    """The script had no response left for a request."""
+
+
+class ScriptedLLM(LLM):
+    """Answers each request with the next scripted response (a string, or a callable of the
+    request returning one), streamed in chunks.
+
+    ``chunk_size``: None sends each response whole; an int, chunks of that size; a
+    ``(low, high)`` pair, random sizes in that range from a generator seeded by ``seed``.
+    ``provider`` chooses the default tool format, as a real model of that provider would.
+    """
+
+    def __init__(
+        self,
+        responses: Sequence[ScriptedResponse],
+        provider: LLMProvider | str = LLMProvider.SCRIPTED,
+        chunk_size: int | tuple[int, int] | None = None,
+        seed: int = 0,
+    ) -> None:
+        if isinstance(chunk_size, int) and chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1")
+        if isinstance(chunk_size, tuple) and not 1 <= chunk_size[0] <= chunk_size[1]:
+            raise ValueError("chunk_size range must be (low, high) with 1 <= low <= high")
+        self.responses = list(responses)
+        self.provider = LLMProvider.parse(provider)
+        self.chunk_size = chunk_size
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self._used = 0
+        self.requests: list[LLMRequest] = []
+        """Every request received, in order: what the model was shown."""
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted responses are still unused."""
+        with self._lock:
+            return len(self.responses) - self._used
+
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        with self._lock:
+            self.requests.append(request)
+            number, self._used = self._used, min(self._used + 1, len(self.responses))
+        if number >= len(self.responses):
+            raise ScriptExhaustedError(
+                f"ScriptedLLM ran out of responses: request {len(self.requests)} arrived but "
+                f"all {len(self.responses)} scripted responses were used"
+            )
+        scripted = self.responses[number]
+        text = scripted(request) if callable(scripted) else scripted
+        if not isinstance(text, str):
+            raise LLMError(f"scripted response {number + 1} is {type(text).__name__}, not text")
+        pieces = self._pieces(text)
+        for index, piece in enumerate(pieces):
+            if cancel.is_set():
+                return
+            yield LLMChunk(text=piece, final=index == len(pieces) - 1)
+
+    def _pieces(self, text: str) -> list[str]:
+        if self.chunk_size is None or not text:
+            return [text]
+        pieces = []
+        start = 0
+        while start < len(text):
+            if isinstance(self.chunk_size, int):
+                size = self.chunk_size
+            else:
+                with self._lock:
+                    size = self._random.randint(*self.chunk_size)
+            pieces.append(text[start : start + size])
+            start += size
+        return pieces
