@@ -7,6 +7,7 @@ from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.handlers import AgentTurnError
 from autobyteus_like.llm import LLM, ScriptedLLM
 from autobyteus_like.providers import LLMProvider
+from autobyteus_like.team import AgentTeam, ConfigError, TeamConfig
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools import (
     BaseTool,
@@ -28,12 +29,15 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "AgentStoppedError",
+    "AgentTeam",
     "AgentTurnError",
     "BaseTool",
+    "ConfigError",
     "ErrorCode",
     "FormatRegistry",
     "LLMProvider",
     "ScriptedLLM",
+    "TeamConfig",
     "ToolArgumentError",
     "ToolCallFormat",
     "ToolDefinition",

@@ -91,7 +91,9 @@ class LLMChunkReceived(AgentEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMResponseCompleted(AgentEvent):
-    """The LLM finished its response; ``text`` is its last piece, if it came with the end."""
+    """The LLM finished its response. ``text`` carries the last piece when the worker sends
+    both in one message; the agent splits it into an ``LLMChunkReceived`` before this event,
+    so subscribers and handlers always see it empty."""
 
     request_no: int
     text: str = ""

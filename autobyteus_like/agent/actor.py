@@ -8,6 +8,7 @@ events, so this actor is always free for approvals, messages and stop.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pykka
@@ -18,7 +19,13 @@ from autobyteus_like.agent.fast_inbox import FastInboxActor
 from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.tool_runner import ToolRunner
-from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
+from autobyteus_like.events import (
+    AgentEvent,
+    AgentStatus,
+    LLMChunkReceived,
+    LLMResponseCompleted,
+    UserMessageReceived,
+)
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext, AgentTurnError
 from autobyteus_like.handlers.registry import HandlerRegistry
@@ -91,6 +98,16 @@ class AgentActor(FastInboxActor):
         if not isinstance(message, AgentEvent):
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return
+        if isinstance(message, LLMResponseCompleted) and message.text:
+            # The worker sends the last chunk with the end (one mailbox message); it is handled
+            # as the two messages it stands for, so everything sees the chunk, then the end.
+            self._process(LLMChunkReceived(agent=message.agent, request_no=message.request_no,
+                                           text=message.text))
+            message = dataclasses.replace(message, text="")
+        self._process(message)
+
+    def _process(self, message: AgentEvent) -> None:
+        """Publish and handle one event and, in order, everything it leads to."""
         outbox = self.ctx.outbox
         outbox.append(message)
         while outbox:
@@ -103,6 +120,9 @@ class AgentActor(FastInboxActor):
                 handler.handle(event, self.ctx)
             except Exception as exc:  # a handler bug ends the turn, never the agent
                 self._handler_failed(event, exc)
+        afterwards, self.ctx.afterwards = self.ctx.afterwards, []
+        for action in afterwards:
+            action()
 
     def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
@@ -112,8 +132,11 @@ class AgentActor(FastInboxActor):
             self.ctx.complete_turn("", message)
         else:
             self.ctx.report_error(message, type(exc).__name__)
-            if isinstance(event, UserMessageReceived) and event.reply and not event.reply.done():
-                event.reply.set_exception(AgentTurnError(self.ctx.name, message))
+            reply = event.reply if isinstance(event, UserMessageReceived) else None
+            if reply is not None and not reply.done():
+                self.ctx.afterwards.append(
+                    lambda: reply.set_exception(AgentTurnError(self.ctx.name, message))
+                )
 
     def on_stop(self) -> None:
         self._cancel.set()
@@ -130,4 +153,6 @@ class AgentActor(FastInboxActor):
         self.ctx.set_status(AgentStatus.STOPPED)
         while self.ctx.outbox:
             self._publisher.publish(self.ctx.outbox.popleft())
+        for action in self.ctx.afterwards:
+            action()
         self._publisher.close()

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.tool_call_format import ToolCallFormat, format_for_provider
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry, as_definition
@@ -18,14 +19,16 @@ __all__ = ["AgentConfig"]
 class AgentConfig(BaseModel):
     """One agent: its LLM, tools, prompt and policies.
 
-    ``tools`` holds definitions (``@tool`` functions, ``BaseTool``s); names are resolved by a
-    team's registry. The tool format is ``tool_format`` if given, else XML when
-    ``use_xml_tool_format``, else the LLM provider's default.
+    ``tools`` holds definitions (``@tool`` functions, ``BaseTool``s) or names, resolved
+    against the registry given to ``Agent``/``AgentTeam``. ``llm`` is an LLM object, or its
+    description as data (``{"provider": "scripted", "responses": [...]}``). The tool format is
+    ``tool_format`` if given, else XML when ``use_xml_tool_format``, else the LLM provider's
+    default.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     role: str = ""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM
@@ -46,6 +49,17 @@ class AgentConfig(BaseModel):
     """Reject calls without a one-sentence ``why`` (MISSING_WHY), and say so in the prompt."""
     handlers: Mapping[type, Any] = Field(default_factory=dict)
     """Extra or replacement event handlers, by event type."""
+
+    @field_validator("llm", mode="before")
+    @classmethod
+    def _llm_from_data(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return LLMSpec.model_validate(value).build()
+        if not isinstance(value, LLM):
+            raise ValueError(
+                "llm must be an LLM object or a mapping like {provider: scripted, responses: [...]}"
+            )
+        return value
 
     @field_validator("tool_format")
     @classmethod

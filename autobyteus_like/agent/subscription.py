@@ -15,13 +15,21 @@ _END = object()
 
 
 class EventSubscription:
-    """An iterator over an agent's events from the moment of subscribing until it stops (or
-    ``close``). ``get(timeout)`` waits for one event; iteration blocks between events."""
+    """An iterator over events from the moment of subscribing until every source stops (or
+    ``close``). ``get(timeout)`` waits for one event; iteration blocks between events. One
+    subscription can listen to several publishers (a team's members), in arrival order."""
 
-    def __init__(self, publisher: EventPublisher) -> None:
+    def __init__(self) -> None:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._publisher = publisher
+        self._publishers: list[EventPublisher] = []
+        self._open_sources = 0
+        self._lock = threading.Lock()
         self._ended = False
+
+    def _attached(self, publisher: EventPublisher) -> None:
+        with self._lock:
+            self._publishers.append(publisher)
+            self._open_sources += 1
 
     def _put(self, item: object) -> None:
         self._queue.put(item)
@@ -35,8 +43,10 @@ class EventSubscription:
         except queue.Empty:
             raise TimeoutError(f"no event within {timeout} s") from None
         if item is _END:
-            self._ended = True
-            return None
+            with self._lock:
+                self._open_sources -= 1
+                self._ended = self._open_sources <= 0
+            return None if self._ended else self.get(timeout)
         assert isinstance(item, AgentEvent)
         return item
 
@@ -50,7 +60,11 @@ class EventSubscription:
 
     def close(self) -> None:
         """Stop receiving events; iteration ends."""
-        self._publisher.unsubscribe(self)
+        with self._lock:
+            publishers, self._publishers = self._publishers, []
+            self._open_sources = 1
+        for publisher in publishers:
+            publisher.unsubscribe(self)
         self._queue.put(_END)
 
     def __enter__(self) -> EventSubscription:
@@ -73,9 +87,11 @@ class EventPublisher:
         """Whether anyone listens right now."""
         return bool(self._subscribers)
 
-    def subscribe(self) -> EventSubscription:
-        """A new subscription (already ended if the publisher is closed)."""
-        subscription = EventSubscription(self)
+    def subscribe(self, subscription: EventSubscription | None = None) -> EventSubscription:
+        """A new subscription, or ``subscription`` made to listen here too (already ended if
+        the publisher is closed)."""
+        subscription = subscription or EventSubscription()
+        subscription._attached(self)
         with self._lock:
             if self._closed:
                 subscription._put(_END)

@@ -26,7 +26,7 @@ from pydantic_core import to_jsonable_python
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.events import AgentEvent, ToolResultReceived
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import ToolArgumentError
+from autobyteus_like.tools.errors import ToolArgumentError, ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 
 __all__ = ["ToolRunner"]
@@ -46,6 +46,9 @@ def _outcome(invocation: ToolInvocation, tool: ToolDefinition, value: Any) -> To
 
 
 def _failure(invocation: ToolInvocation, tool: ToolDefinition, exc: Exception) -> ToolResult:
+    if isinstance(exc, ToolFailure):
+        return ToolResult.failure(invocation, exc.code, exc.message, suggestion=exc.suggestion,
+                                  recoverable=exc.recoverable)
     if isinstance(exc, ToolArgumentError):
         return ToolResult.failure(invocation, ErrorCode.INVALID_ARGS, str(exc))
     return ToolResult.failure(

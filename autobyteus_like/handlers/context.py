@@ -100,6 +100,8 @@ class AgentContext:
         self.turn: TurnState | None = None
         self.waiting: deque[UserMessageReceived | ConversationReset] = deque()
         self.outbox: deque[AgentEvent] = deque()
+        self.afterwards: list[Callable[[], None]] = []
+        """Run by the actor once every event of the current message is published."""
         self._stream_llm = stream_llm
         self._run_tool = run_tool
         self._wanted = wanted
@@ -170,11 +172,15 @@ class AgentContext:
             self.report_error(error, "TurnFailed")
         self.emit(TurnCompleted(agent=self.name, turn_id=turn.turn_id, answer=answer,
                                 error=error, iterations=turn.iterations))
-        if turn.reply is not None and not turn.reply.done():
+        reply = turn.reply
+        if reply is not None and not reply.done():
+            # Resolved after this turn's events are published, so whoever waits on the reply
+            # (a caller, a team counting messages) never overtakes them.
             if error is None:
-                turn.reply.set_result(answer)
+                self.afterwards.append(lambda: _resolve(reply, answer))
             else:
-                turn.reply.set_exception(AgentTurnError(self.name, error))
+                failure = AgentTurnError(self.name, error)
+                self.afterwards.append(lambda: _fail(reply, failure))
         self.set_status(AgentStatus.IDLE)
         while self.waiting and self.turn is None:
             waiting = self.waiting.popleft()
@@ -262,3 +268,13 @@ class AgentTurnError(RuntimeError):
     def __init__(self, agent: str, message: str) -> None:
         self.agent = agent
         super().__init__(f"agent {agent!r}: {message}")
+
+
+def _resolve(reply: Future[str], answer: str) -> None:
+    if not reply.done():
+        reply.set_result(answer)
+
+
+def _fail(reply: Future[str], error: BaseException) -> None:
+    if not reply.done():
+        reply.set_exception(error)

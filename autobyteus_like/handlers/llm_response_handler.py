@@ -43,9 +43,6 @@ class LLMResponseHandler:
             turn.response.append(event.text)
             self._parsed(turn.parser.feed(event.text), ctx, turn)
         elif isinstance(event, LLMResponseCompleted):
-            if event.text:
-                turn.response.append(event.text)
-                self._parsed(turn.parser.feed(event.text), ctx, turn)
             self._parsed(turn.parser.finish(), ctx, turn)
             turn.response_done = True
             ctx.messages.append(Message("assistant", "".join(turn.response)))

@@ -7,6 +7,7 @@ from autobyteus_like.tools.errors import (
     DuplicateToolError,
     ToolArgumentError,
     ToolDeclarationError,
+    ToolFailure,
     UnknownToolError,
 )
 from autobyteus_like.tools.invocation import ErrorCode, ToolError, ToolInvocation, ToolResult
@@ -20,6 +21,7 @@ __all__ = [
     "ToolDeclarationError",
     "ToolDefinition",
     "ToolError",
+    "ToolFailure",
     "ToolInvocation",
     "ToolRegistry",
     "ToolResult",

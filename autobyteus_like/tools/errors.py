@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-__all__ = ["DuplicateToolError", "ToolArgumentError", "ToolDeclarationError", "UnknownToolError"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autobyteus_like.tools.invocation import ErrorCode
+
+__all__ = [
+    "DuplicateToolError",
+    "ToolArgumentError",
+    "ToolDeclarationError",
+    "ToolFailure",
+    "UnknownToolError",
+]
 
 
 class ToolDeclarationError(TypeError):
@@ -33,3 +44,18 @@ class ToolArgumentError(ValueError):
         self.tool_name = tool_name
         self.problems = problems
         super().__init__(f"invalid arguments for tool {tool_name!r}: " + "; ".join(problems))
+
+
+class ToolFailure(Exception):
+    """Raised by a tool body to fail with a specific code (seed 001): the LLM gets the code,
+    the message and the suggestion instead of a generic INTERNAL error."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, *, suggestion: str | None = None,
+        recoverable: bool = True,
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.suggestion = suggestion
+        self.recoverable = recoverable
+        super().__init__(message)

@@ -1,0 +1,151 @@
+"""The command line: ``autobyteus-like run TEAM.yaml --message ...`` and ``validate``.
+
+Exit codes: 0 the run finished (or the config is valid); 1 the run failed or timed out; 2 the
+command, the config or the tools could not be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from autobyteus_like.cli_view import EventView, JsonView, RichView
+from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.team import AgentTeam, ConfigError, TeamConfig, TeamQuiescent
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["load_tools", "main"]
+
+
+class UsageError(Exception):
+    """The command line cannot be carried out as given."""
+
+
+def load_tools(spec: str | None) -> ToolRegistry | None:
+    """``FILE.py:NAME`` or ``module:NAME``, naming a ToolRegistry, a list of tools, or a
+    function returning one. This runs the code the user names, never code from a config."""
+    if not spec:
+        return None
+    location, _, name = spec.rpartition(":")
+    if not location or not name:
+        raise UsageError(f"--tools {spec!r}: expected FILE.py:NAME or module:NAME")
+    if location.endswith(".py"):
+        path = Path(location)
+        if not path.is_file():
+            raise UsageError(f"--tools {spec!r}: no file {location}")
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if module_spec is None or module_spec.loader is None:
+            raise UsageError(f"--tools {spec!r}: cannot load {location}")
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(location)
+        except ImportError as exc:
+            raise UsageError(f"--tools {spec!r}: cannot import {location}: {exc}") from None
+    if not hasattr(module, name):
+        raise UsageError(f"--tools {spec!r}: {location} has no {name!r}")
+    value: Any = getattr(module, name)
+    if callable(value) and not isinstance(value, ToolRegistry):
+        value = value()
+    try:
+        return ToolRegistry.of(value)
+    except Exception as exc:
+        raise UsageError(f"--tools {spec!r}: not a registry or a list of tools ({exc})") from None
+
+
+def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
+            view: EventView) -> None:
+    call = event.invocation
+    if args.yes:
+        team.approve(event.agent, call.id)
+        view.note(f"approved {call.name} for {event.agent} (--yes)")
+    elif sys.stdin.isatty() and not args.json:
+        approved, reason = view.ask_approval(event)
+        if approved:
+            team.approve(event.agent, call.id)
+        else:
+            team.deny(event.agent, call.id, reason)
+    else:
+        team.deny(event.agent, call.id,
+                  "no terminal to ask for approval; run with --yes to approve every call")
+        view.note(f"denied {call.name} for {event.agent}: no terminal and no --yes")
+
+
+def _run(args: argparse.Namespace) -> int:
+    team = AgentTeam.from_yaml(args.team, tools=load_tools(args.tools))
+    view: EventView = JsonView(sys.stdout) if args.json else RichView()
+    started = time.perf_counter()
+    deadline = started + args.timeout
+    outcome: TeamQuiescent | None = None
+    with team:
+        events = team.events()
+        team.send(args.message)
+        try:
+            while (event := events.get(timeout=max(0.0, deadline - time.perf_counter()))):
+                view.show(event)
+                if isinstance(event, ApprovalRequested):
+                    _decide(event, team, args, view)
+                elif isinstance(event, TeamQuiescent):
+                    outcome = event
+                    break
+        except TimeoutError:
+            view.note(f"the team was still busy after {args.timeout:g} s; stopping it")
+    view.summary(outcome, time.perf_counter() - started)
+    return 0 if outcome is not None and outcome.error is None else 1
+
+
+def _validate(args: argparse.Namespace) -> int:
+    config = TeamConfig.from_yaml(args.team, tools=load_tools(args.tools))
+    AgentTeam(config, tools=load_tools(args.tools))  # prompts and registries build too
+    members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
+    print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
+          f"members: {members}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autobyteus-like", description="Run and check multi-agent teams described in YAML."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser("run", help="run a team on a message and show the run live",
+                              description="Run a team on a message and show the run live.")
+    run.add_argument("team", help="the team's YAML file")
+    run.add_argument("--message", "-m", required=True, help="what to tell the coordinator")
+    run.add_argument("--tools", metavar="FILE.py:NAME",
+                     help="where the tools named in the config come from (a ToolRegistry, a "
+                          "list of tools, or a function returning one)")
+    run.add_argument("--json", action="store_true", help="print events as JSON lines")
+    run.add_argument("--yes", "-y", action="store_true", help="approve every tool call")
+    run.add_argument("--timeout", type=float, default=300.0,
+                     help="give up after this many seconds (default 300)")
+    run.set_defaults(handler=_run)
+    validate = commands.add_parser("validate", help="check a team's YAML file",
+                                   description="Check a team's YAML file without running it.")
+    validate.add_argument("team", help="the team's YAML file")
+    validate.add_argument("--tools", metavar="FILE.py:NAME",
+                          help="where the tools named in the config come from")
+    validate.set_defaults(handler=_validate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except (ConfigError, UsageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""How the command line shows a run: a live rich log, or JSON lines; both end with a summary."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import defaultdict
+from typing import Any, TextIO
+
+from pydantic_core import to_jsonable_python
+
+from autobyteus_like.events import (
+    AgentErrorOccurred,
+    AgentEvent,
+    ApprovalRequested,
+    AssistantTextDelta,
+    LLMRequestStarted,
+    LLMResponseCompleted,
+    ToolCallParsed,
+    ToolResultReceived,
+    TurnCompleted,
+)
+from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
+
+__all__ = ["EventView", "JsonView", "RichView", "event_json"]
+
+
+def event_json(event: AgentEvent) -> dict[str, Any]:
+    """An event as a JSON object: its type and its fields (futures and the like left out)."""
+    fields = {
+        field.name: getattr(event, field.name)
+        for field in dataclasses.fields(event)
+        if field.compare
+    }
+    return {"type": type(event).__name__, **to_jsonable_python(fields, fallback=str)}
+
+
+class EventView:
+    """Counts what happened per agent; subclasses decide how to show it."""
+
+    def __init__(self) -> None:
+        self.stats: dict[str, dict[str, int]] = defaultdict(
+            lambda: {"turns": 0, "llm_calls": 0, "tool_calls": 0, "failed_calls": 0, "errors": 0}
+        )
+        self.messages = 0
+
+    def show(self, event: AgentEvent) -> None:
+        """Record one event (subclasses also display it)."""
+        if isinstance(event, MessageDelivered):
+            self.messages += 1
+        if isinstance(event, MessageDelivered | TeamQuiescent):
+            return  # the team's own events: not an agent's
+        counts = self.stats[event.agent]
+        if isinstance(event, LLMRequestStarted):
+            counts["llm_calls"] += 1
+        elif isinstance(event, ToolCallParsed):
+            counts["tool_calls"] += 1
+        elif isinstance(event, ToolResultReceived) and event.result.status == "failure":
+            counts["failed_calls"] += 1
+        elif isinstance(event, TurnCompleted):
+            counts["turns"] += 1
+        elif isinstance(event, AgentErrorOccurred):
+            counts["errors"] += 1
+
+    def note(self, text: str) -> None:
+        """A remark from the command line itself."""
+
+    def ask_approval(self, event: ApprovalRequested) -> tuple[bool, str]:
+        """Ask the person at the terminal; (approved, reason if denied)."""
+        return False, "no one to ask"
+
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
+        """The end of the run."""
+
+
+class JsonView(EventView):
+    """One JSON object per line: every event, remarks, and a final ``RunSummary``."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__()
+        self._out = out
+
+    def _line(self, data: dict[str, Any]) -> None:
+        self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        self._out.flush()
+
+    def show(self, event: AgentEvent) -> None:
+        super().show(event)
+        self._line(event_json(event))
+
+    def note(self, text: str) -> None:
+        self._line({"type": "Note", "text": text})
+
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
+        self._line({
+            "type": "RunSummary",
+            "finished": outcome is not None,
+            "answer": outcome.answer if outcome else None,
+            "error": outcome.error if outcome else "timed out",
+            "elapsed_s": round(elapsed, 3),
+            "messages": self.messages,
+            "agents": dict(self.stats),
+        })
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class RichView(EventView):
+    """A live log: who is thinking, calls with arguments, results, messages, answers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from rich.console import Console
+
+        self._console = Console(highlight=False)
+        self._prose: dict[str, list[str]] = defaultdict(list)
+
+    def _say(self, agent: str, style: str, text: str) -> None:
+        from rich.text import Text
+
+        line = Text()
+        line.append(f"{agent:>12} ", style="bold cyan")
+        line.append(text, style=style)
+        self._console.print(line)
+
+    def show(self, event: AgentEvent) -> None:
+        super().show(event)
+        agent = event.agent
+        if isinstance(event, LLMRequestStarted):
+            self._say(agent, "dim", "is thinking…")
+        elif isinstance(event, AssistantTextDelta):
+            self._prose[agent].append(event.text)
+        elif isinstance(event, LLMResponseCompleted):
+            prose = "".join(self._prose.pop(agent, [])).strip()
+            if prose:
+                self._say(agent, "", f"says: {_short(prose, 160)}")
+        elif isinstance(event, ToolCallParsed):
+            call = event.invocation
+            self._say(agent, "yellow", f"calls {call.name}({_short(call.arguments)})")
+        elif isinstance(event, ApprovalRequested):
+            self._say(agent, "magenta", f"waits for approval of {event.invocation.name}")
+        elif isinstance(event, ToolResultReceived):
+            result = event.result
+            if result.status == "success":
+                self._say(agent, "green", f"{result.tool_name} -> {_short(result.content)}")
+            elif result.error is not None:
+                self._say(agent, "red", f"{result.tool_name} failed: {result.error.code.value}: "
+                                        f"{_short(result.error.message, 120)}")
+        elif isinstance(event, MessageDelivered):
+            self._say(event.sender or "user", "blue",
+                      f"-> {event.recipient}: {_short(event.content, 120)}")
+        elif isinstance(event, TurnCompleted):
+            if event.error:
+                self._say(agent, "bold red", f"turn failed: {_short(event.error, 160)}")
+            else:
+                self._say(agent, "bold", f"answers: {_short(event.answer, 160)}")
+        elif isinstance(event, AgentErrorOccurred):
+            self._say(agent, "red", f"error: {_short(event.message, 160)}")
+
+    def note(self, text: str) -> None:
+        self._console.print(f"[dim]{text}[/dim]", highlight=False)
+
+    def ask_approval(self, event: ApprovalRequested) -> tuple[bool, str]:
+        from rich.prompt import Confirm, Prompt
+
+        call = event.invocation
+        if Confirm.ask(f"Approve [bold]{event.agent}[/bold]: {call.name}"
+                       f"({_short(call.arguments, 200)})?", console=self._console):
+            return True, ""
+        return False, Prompt.ask("Reason", default="denied at the terminal",
+                                 console=self._console)
+
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
+        from rich.table import Table
+
+        table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")
+        for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors"):
+            table.add_column(column, justify="left" if column == "agent" else "right")
+        for agent, counts in self.stats.items():
+            table.add_row(agent, *(str(value) for value in counts.values()))
+        self._console.print(table)
+        if outcome is None:
+            self._console.print("[bold red]the run did not finish[/bold red]")
+        elif outcome.error:
+            self._console.print(f"[bold red]the coordinator failed:[/bold red] {outcome.error}",
+                                markup=True, highlight=False)
+        else:
+            self._console.print(f"[bold green]answer:[/bold green] {outcome.answer}",
+                                highlight=False)

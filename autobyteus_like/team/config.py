@@ -1,0 +1,120 @@
+"""TeamConfig: a team of agents as data, from Python objects or a YAML file.
+
+Loading a file never runs code from it (``yaml.safe_load``); tools are named and resolved
+against a registry the caller provides.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.team.errors import ConfigError
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
+
+SEND_MESSAGE_TOOL = "send_message_to"
+
+
+class TeamConfig(BaseModel):
+    """A team: its members (agent configs), its coordinator, and team-wide overrides.
+
+    ``use_xml_tool_format``, when set, overrides every member (seed 003): True makes every
+    member speak XML, False turns off each member's own XML flag.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    coordinator: str
+    members: list[AgentConfig] = Field(min_length=1)
+    use_xml_tool_format: bool | None = None
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _coordinator_and_names(self) -> TeamConfig:
+        names = [member.name for member in self.members]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"member names must be unique; repeated: {', '.join(duplicates)}")
+        if self.coordinator not in names:
+            raise ValueError(
+                f"coordinator {self.coordinator!r} is not a member (members: {', '.join(names)})"
+            )
+        return self
+
+    def effective_member(self, member: AgentConfig) -> AgentConfig:
+        """The member with the team-wide overrides applied."""
+        if self.use_xml_tool_format is True:
+            return member.model_copy(update={"tool_format": "xml", "use_xml_tool_format": True})
+        if self.use_xml_tool_format is False:
+            return member.model_copy(update={"use_xml_tool_format": False})
+        return member
+
+    def tool_problems(self, tools: ToolRegistry | None) -> list[str]:
+        """Every tool name no registry resolves, located as ``members[i].tools[j]``."""
+        known = set(tools.names() if tools else ()) | {SEND_MESSAGE_TOOL}
+        listing = ", ".join(sorted(known))
+        return [
+            f"members[{i}].tools[{j}]: unknown tool {item!r}; available tools: {listing}"
+            for i, member in enumerate(self.members)
+            for j, item in enumerate(member.tools)
+            if isinstance(item, str) and item not in known
+        ]
+
+    @classmethod
+    def from_data(
+        cls, data: Any, *, source: str = "<data>", tools: ToolRegistry | None = None
+    ) -> TeamConfig:
+        """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem."""
+        if not isinstance(data, dict):
+            kind = type(data).__name__
+            raise ConfigError(source, [f"the top level must be a mapping, got {kind}"])
+        try:
+            config = cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(source, [_describe(error) for error in exc.errors()]) from None
+        problems = config.tool_problems(tools)
+        if problems:
+            raise ConfigError(source, problems)
+        return config
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, *, tools: ToolRegistry | None = None) -> TeamConfig:
+        """Load a team from a YAML file; every problem names the file and the place in it."""
+        import yaml  # only teams from files need it; keeps ``import autobyteus_like`` light
+
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(path, [f"cannot read the file: {exc.strerror or exc}"]) from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise ConfigError(path, [f"{where}invalid YAML: {problem}"]) from None
+        return cls.from_data(data, source=str(path), tools=tools)
+
+
+def _describe(error: Any) -> str:
+    parts: list[str] = []
+    for part in error.get("loc", ()):
+        if isinstance(part, int):
+            parts[-1:] = [f"{parts[-1] if parts else ''}[{part}]"]
+        else:
+            parts.append(str(part))
+    where = ".".join(parts) or "(top level)"
+    message = str(error.get("msg", "invalid"))
+    message = message.removeprefix("Value error, ")
+    if error.get("type") == "missing":
+        message = "missing required field"
+    elif error.get("type") == "extra_forbidden":
+        message = "unknown field"
+    return f"{where}: {message}"

@@ -1,0 +1,34 @@
+"""send_message_to: the tool members use to talk to each other, one bound copy per member."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from autobyteus_like.team.config import SEND_MESSAGE_TOOL
+from autobyteus_like.tools.decorator import tool
+from autobyteus_like.tools.definition import ToolDefinition
+
+__all__ = ["Router", "send_message_tool"]
+
+
+class Router(Protocol):
+    """Delivers a message between members, or raises ``ToolFailure`` saying why it cannot."""
+
+    def deliver(self, sender: str, recipient: str, content: str) -> str:
+        """Deliver and return a confirmation for the sender."""
+
+
+def send_message_tool(router: Router, sender: str) -> ToolDefinition:
+    """The ``send_message_to`` tool as ``sender`` uses it."""
+
+    def send_message_to(recipient_name: str, content: str) -> str:
+        """Send a message to a teammate. It is delivered at once and handled when they are free;
+        they answer with a message of their own.
+
+        Args:
+            recipient_name: The teammate's name, exactly as listed.
+            content: What to tell them; include everything they need to act.
+        """
+        return router.deliver(sender, recipient_name, content)
+
+    return tool(name=SEND_MESSAGE_TOOL, category="team")(send_message_to)

@@ -1,0 +1,224 @@
+"""AgentTeam: members on their own actors, talking through ``send_message_to``.
+
+The team counts messages in flight: delivering one adds one, the end of the turn it started
+takes it away (its reply future's callback). ``send_message_to`` delivers before its own turn
+can end, so the count only reaches zero when the whole team is quiet.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from types import TracebackType
+
+from autobyteus_like.agent.agent import Agent
+from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.team.config import TeamConfig
+from autobyteus_like.team.errors import ConfigError
+from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
+from autobyteus_like.team.messaging import send_message_tool
+from autobyteus_like.tools.errors import ToolFailure
+from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["AgentTeam"]
+
+_TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
+
+
+class AgentTeam:
+    """A running team. ``with team:`` starts every member and stops them all."""
+
+    def __init__(
+        self,
+        config: TeamConfig,
+        *,
+        tools: ToolRegistry | None = None,
+        formats: FormatRegistry | None = None,
+    ) -> None:
+        problems = config.tool_problems(tools)
+        if problems:
+            raise ConfigError(f"team {config.name!r}", problems)
+        self.config = config
+        self.name = config.name
+        self._publisher = EventPublisher()
+        self._lock = threading.Condition()
+        self._in_flight = 0
+        self._stopping = False
+        self._answers: dict[str, str] = {}
+        self._errors: dict[str, BaseException] = {}
+        self.agents: dict[str, Agent] = {}
+        for member in config.members:
+            effective = config.effective_member(member)
+            prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
+                                           effective.system_prompt)
+            registry = ToolRegistry(tools or ())
+            registry.add(send_message_tool(self, member.name))
+            self.agents[member.name] = Agent(
+                effective.model_copy(update={"system_prompt": prompt}), tools=registry,
+                formats=formats,
+            )
+
+    @classmethod
+    def from_yaml(
+        cls,
+        path: str | Path,
+        *,
+        tools: ToolRegistry | None = None,
+        formats: FormatRegistry | None = None,
+    ) -> AgentTeam:
+        """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
+        return cls(TeamConfig.from_yaml(path, tools=tools), tools=tools, formats=formats)
+
+    def _roster(self, member: str) -> str:
+        lines = []
+        for other in self.config.members:
+            if other.name == member:
+                continue
+            role = f": {other.role}" if other.role else ""
+            lead = " (coordinator)" if other.name == self.config.coordinator else ""
+            lines.append(f"- {other.name}{lead}{role}")
+        return "\n".join(lines) or "(no teammates)"
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> AgentTeam:
+        """Start every member."""
+        for agent in self.agents.values():
+            agent.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop every member, leaving no thread."""
+        with self._lock:
+            self._stopping = True
+        for agent in self.agents.values():
+            agent.stop()
+        self._publisher.close()
+        with self._lock:
+            self._lock.notify_all()
+
+    def __enter__(self) -> AgentTeam:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def deliver(self, sender: str, recipient: str, content: str) -> str:
+        """``send_message_to`` for ``sender``: real delivery, or a failure saying why not."""
+        teammates = [name for name in self.agents if name != sender]
+        if recipient == sender:
+            raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
+                              suggestion=f"send to one of: {', '.join(teammates)}")
+        if recipient not in self.agents:
+            raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
+                              suggestion=f"send to one of: {', '.join(teammates)}")
+        self._send(recipient, content, sender)
+        return f"delivered to {recipient}"
+
+    def _send(
+        self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False
+    ) -> Future[str]:
+        with self._lock:
+            self._in_flight += 1
+        try:
+            reply = self.agents[recipient].send(content, sender=sender)
+        except RuntimeError as exc:
+            self._finished()
+            raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
+                              recoverable=False) from exc
+        self._publisher.publish(MessageDelivered(agent=self.name, sender=sender,
+                                                 recipient=recipient, content=content))
+        reply.add_done_callback(
+            lambda done: self._turn_ended(done, recipient, sender, error_reply)
+        )
+        return reply
+
+    def _turn_ended(
+        self, reply: Future[str], member: str, sender: str | None, error_reply: bool
+    ) -> None:
+        """Runs on ``member``'s actor thread when the turn a message started ends. A failed
+        turn tells the sender, unless the message was itself such a notice (no ping-pong)."""
+        error = reply.exception()
+        with self._lock:
+            stopping = self._stopping
+            if error is None:
+                self._answers[member] = reply.result()
+                self._errors.pop(member, None)
+            else:
+                self._errors[member] = error
+        if error is not None and sender is not None and not stopping and not error_reply:
+            self._send(sender, f"Your message could not be handled by {member}: {error}", member,
+                       error_reply=True)
+        self._finished()
+
+    def _finished(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            quiet = self._in_flight == 0
+            if quiet:
+                self._lock.notify_all()
+            coordinator = self.config.coordinator
+            answer, error = self._answers.get(coordinator, ""), self._errors.get(coordinator)
+        if quiet:
+            self._publisher.publish(TeamQuiescent(
+                agent=self.name, answer=answer, error=None if error is None else str(error)
+            ))
+
+    # -- the public surface ------------------------------------------------------------------
+
+    def send(self, message: str, *, to: str | None = None) -> Future[str]:
+        """Deliver a message from the user to a member (the coordinator by default)."""
+        recipient = to or self.config.coordinator
+        if recipient not in self.agents:
+            raise ValueError(f"no member named {recipient!r} in team {self.name!r}")
+        return self._send(recipient, message, None)
+
+    @property
+    def quiescent(self) -> bool:
+        """Whether no member is busy and no message is in flight."""
+        with self._lock:
+            return self._in_flight == 0
+
+    def wait_quiescent(self, timeout: float | None = None) -> bool:
+        """Block until the team is quiet (True), or the timeout passes (False)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._in_flight == 0 or self._stopping, timeout)
+
+    def run(self, message: str, timeout: float | None = None) -> str:
+        """Give the coordinator a message and return its final answer once the team is quiet.
+
+        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds, and
+        ``AgentTurnError`` if the coordinator's last turn failed.
+        """
+        self.send(message)
+        if not self.wait_quiescent(timeout):
+            raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s")
+        with self._lock:
+            coordinator = self.config.coordinator
+            error, answer = self._errors.get(coordinator), self._answers.get(coordinator, "")
+        if error is not None:
+            raise error
+        return answer
+
+    def events(self) -> EventSubscription:
+        """Every member's events and the team's own, merged as they happen, each naming its
+        agent; ends when the team stops."""
+        subscription = self._publisher.subscribe()
+        for agent in self.agents.values():
+            agent._publisher.subscribe(subscription)
+        return subscription
+
+    def approve(self, member: str, invocation_id: str) -> None:
+        """Approve a member's waiting call."""
+        self.agents[member].approve(invocation_id)
+
+    def deny(self, member: str, invocation_id: str, reason: str = "denied by the user") -> None:
+        """Deny a member's waiting call."""
+        self.agents[member].deny(invocation_id, reason)
