@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from autobyteus_like.enum_names import parse_member
+
 __all__ = ["LLMProvider"]
 
 
@@ -22,11 +24,5 @@ class LLMProvider(StrEnum):
 
     @classmethod
     def parse(cls, value: LLMProvider | str) -> LLMProvider:
-        """Accept an enum member or its string value (case-insensitive), with a clear error."""
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(str(value).strip().lower())
-        except ValueError:
-            known = ", ".join(member.value for member in cls)
-            raise ValueError(f"unknown LLM provider {value!r}; known providers: {known}") from None
+        """Accept a member or its string value (case-insensitive), with a clear error."""
+        return parse_member(cls, value, "LLM provider", "providers")

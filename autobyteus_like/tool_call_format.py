@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from autobyteus_like.enum_names import parse_member
 from autobyteus_like.providers import LLMProvider
 
 __all__ = ["ToolCallFormat", "format_for_provider"]
@@ -21,15 +22,8 @@ class ToolCallFormat(StrEnum):
 
     @classmethod
     def parse(cls, value: ToolCallFormat | str) -> ToolCallFormat:
-        """Accept an enum member or its string value (case-insensitive), with a clear error."""
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(str(value).strip().lower())
-        except ValueError:
-            known = ", ".join(member.value for member in cls)
-            message = f"unknown tool call format {value!r}; known formats: {known}"
-            raise ValueError(message) from None
+        """Accept a member or its string value (case-insensitive), with a clear error."""
+        return parse_member(cls, value, "tool call format", "formats")
 
 
 _PROVIDER_DEFAULTS: dict[LLMProvider, ToolCallFormat] = {
