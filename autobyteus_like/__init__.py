@@ -12,12 +12,14 @@ from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools import (
     BaseTool,
     ErrorCode,
+    SandboxPolicy,
     ToolArgumentError,
     ToolDefinition,
     ToolError,
     ToolInvocation,
     ToolRegistry,
     ToolResult,
+    builtin_tools,
     tool,
 )
 
@@ -36,6 +38,7 @@ __all__ = [
     "ErrorCode",
     "FormatRegistry",
     "LLMProvider",
+    "SandboxPolicy",
     "ScriptedLLM",
     "TeamConfig",
     "ToolArgumentError",
@@ -45,5 +48,6 @@ __all__ = [
     "ToolInvocation",
     "ToolRegistry",
     "ToolResult",
+    "builtin_tools",
     "tool",
 ]

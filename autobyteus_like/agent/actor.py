@@ -17,6 +17,7 @@ from loguru import logger
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
 from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
+from autobyteus_like.agent.session_log import SessionLog
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.tool_runner import ToolRunner
 from autobyteus_like.events import (
@@ -24,17 +25,23 @@ from autobyteus_like.events import (
     AgentStatus,
     LLMChunkReceived,
     LLMResponseCompleted,
+    ToolCallParsed,
+    ToolResultReceived,
     UserMessageReceived,
 )
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext, AgentTurnError
 from autobyteus_like.handlers.registry import HandlerRegistry
 from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.redaction import redact_invocation, redact_result
 from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["AgentActor", "AgentStoppedError"]
+
+_LOGGED = (ToolCallParsed, ToolResultReceived)
 
 
 class AgentStoppedError(RuntimeError):
@@ -60,14 +67,21 @@ class AgentActor(FastInboxActor):
         self._threads = threads
         self._cancel = threading.Event()
         self._worker: pykka.ActorRef[LLMWorker] | None = None
-        self._runner = ToolRunner(config.name, self._post, config.max_parallel_tools)
+        self._runner = ToolRunner(config.name, self._post, config.max_parallel_tools,
+                                  config.middleware)
+        self._session_log = (
+            SessionLog(config.session_log, config.name, config.session_log_format)
+            if config.session_log is not None else None
+        )
         self.ctx = AgentContext(
             config, tools, tool_format, self._stream_llm, self._run_tool, system_prompt,
             wanted=self._wanted,
         )
 
     def _wanted(self, event_type: type[AgentEvent]) -> bool:
-        return self._publisher.has_subscribers or self._handlers.find(event_type) is not None
+        """Whether anyone takes this kind of event: a subscriber, a handler, the session log."""
+        return (self._publisher.has_subscribers or self._handlers.find(event_type) is not None
+                or (self._session_log is not None and event_type in _LOGGED))
 
     def on_start(self) -> None:
         self._threads.append(threading.current_thread())
@@ -89,8 +103,8 @@ class AgentActor(FastInboxActor):
         self._worker.tell(StreamRequest(request_no, request))
 
     def _run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
-                  timeout: float | None) -> None:
-        self._runner.submit(invocation, tool, timeout)
+                  timeout: float | None, context: ToolContext) -> None:
+        self._runner.submit(invocation, tool, timeout, context)
 
     # -- the mailbox ---------------------------------------------------------------------------
 
@@ -112,7 +126,10 @@ class AgentActor(FastInboxActor):
         outbox.append(message)
         while outbox:
             event = outbox.popleft()
-            self._publisher.publish(event)
+            public = self._public(event)
+            self._publisher.publish(public)
+            if self._session_log is not None:
+                self._record(public)
             handler = self._handlers.find(type(event))
             if handler is None:
                 continue
@@ -123,6 +140,30 @@ class AgentActor(FastInboxActor):
         afterwards, self.ctx.afterwards = self.ctx.afterwards, []
         for action in afterwards:
             action()
+
+    def _public(self, event: AgentEvent) -> AgentEvent:
+        """The event as people and disks may see it: masked arguments, allowlisted results
+        (handlers and the LLM keep the originals)."""
+        invocation = getattr(event, "invocation", None)
+        if isinstance(invocation, ToolInvocation):
+            masked = redact_invocation(invocation, self.ctx.tools.find(invocation.name))
+            return event if masked is invocation else dataclasses.replace(
+                event, invocation=masked  # type: ignore[call-arg]
+            )
+        if isinstance(event, ToolResultReceived):
+            shown = redact_result(event.result, self.ctx.tools.find(event.result.tool_name))
+            return event if shown is event.result else dataclasses.replace(event, result=shown)
+        return event
+
+    def _record(self, event: AgentEvent) -> None:
+        assert self._session_log is not None
+        try:
+            if isinstance(event, ToolCallParsed):
+                self._session_log.record_call(event.invocation)
+            elif isinstance(event, ToolResultReceived):
+                self._session_log.record_result(event.result)
+        except OSError as exc:
+            self.ctx.report_error(f"cannot write the session log: {exc}", type(exc).__name__)
 
     def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -12,6 +13,7 @@ from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.tool_call_format import ToolCallFormat, format_for_provider
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry, as_definition
+from autobyteus_like.tools.sandbox import SandboxPolicy
 
 __all__ = ["AgentConfig"]
 
@@ -49,6 +51,19 @@ class AgentConfig(BaseModel):
     """Reject calls without a one-sentence ``why`` (MISSING_WHY), and say so in the prompt."""
     handlers: Mapping[type, Any] = Field(default_factory=dict)
     """Extra or replacement event handlers, by event type."""
+    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    """Where tools may touch files and how much they may read, write, print and run."""
+    tool_sandboxes: dict[str, SandboxPolicy] = Field(default_factory=dict)
+    """Per-tool overrides of ``sandbox``, by tool name."""
+    middleware: list[Any] = Field(default_factory=list)
+    """Functions ``mw(call, next)`` wrapped around every tool execution, outermost first."""
+    session_log: Path | None = None
+    """Append a record of every tool call and result here (redacted like events)."""
+    session_log_format: Literal["markdown", "jsonl"] = "markdown"
+
+    def sandbox_for(self, tool_name: str) -> SandboxPolicy:
+        """The sandbox that applies to one tool."""
+        return self.tool_sandboxes.get(tool_name, self.sandbox)
 
     @field_validator("llm", mode="before")
     @classmethod

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from loguru import logger
@@ -25,9 +25,11 @@ from pydantic_core import to_jsonable_python
 
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.events import AgentEvent, ToolResultReceived
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.errors import ToolArgumentError, ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
+from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
 
 __all__ = ["ToolRunner"]
 
@@ -66,11 +68,13 @@ def _timed_out(invocation: ToolInvocation, tool: ToolDefinition, timeout: float)
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "invocation", "tool")
+    __slots__ = ("_lock", "_settled", "context", "invocation", "tool")
 
-    def __init__(self, invocation: ToolInvocation, tool: ToolDefinition) -> None:
+    def __init__(self, invocation: ToolInvocation, tool: ToolDefinition,
+                 context: ToolContext) -> None:
         self.invocation = invocation
         self.tool = tool
+        self.context = context
         self._lock = threading.Lock()
         self._settled = False
 
@@ -84,9 +88,11 @@ class _Call:
 class ToolRunner:
     """Executes calls and posts ``ToolResultReceived`` events through ``post``."""
 
-    def __init__(self, agent: str, post: Callable[[AgentEvent], None], max_workers: int) -> None:
+    def __init__(self, agent: str, post: Callable[[AgentEvent], None], max_workers: int,
+                 middleware: Sequence[Middleware] = ()) -> None:
         self._agent = agent
         self._post = post
+        self._middleware = tuple(middleware)
         self._max_workers = max_workers
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -98,14 +104,16 @@ class ToolRunner:
         self._deadlines: dict[_Call, tuple[float, float]] = {}  # call -> (deadline, timeout)
         self._sweeping = False
 
-    def submit(
-        self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None
-    ) -> None:
-        """Start one call now; its result arrives later as an event."""
-        if tool.is_async:
-            self._ensure_loop().call_soon_threadsafe(self._start_async, invocation, tool, timeout)
+    def submit(self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None,
+               context: ToolContext) -> None:
+        """Start one call now; its result arrives later as an event. With middleware, every
+        call runs its chain on a pool thread (an async tool body still runs on the loop)."""
+        if tool.is_async and not self._middleware:
+            self._ensure_loop().call_soon_threadsafe(
+                self._start_async, invocation, tool, timeout, context
+            )
             return
-        call = _Call(invocation, tool)
+        call = _Call(invocation, tool, context)
         pool = self._ensure_pool()
         start_sweeper = False
         with self._lock:
@@ -141,7 +149,12 @@ class ToolRunner:
 
     def _run_sync(self, call: _Call) -> None:
         try:
-            result = _outcome(call.invocation, call.tool, call.tool.run(call.invocation.arguments))
+            if self._middleware:
+                value = run_with_middleware(ToolCall(call.invocation, call.tool, call.context),
+                                            self._middleware, self._innermost)
+            else:
+                value = call.tool.run(call.invocation.arguments, call.context)
+            result = _outcome(call.invocation, call.tool, value)
         except Exception as exc:
             result = _failure(call.invocation, call.tool, exc)
         finally:
@@ -150,6 +163,13 @@ class ToolRunner:
                 self._deadlines.pop(call, None)
         if call.settle():
             self._post(ToolResultReceived(agent=self._agent, result=result))
+
+    def _innermost(self, call: ToolCall) -> Any:
+        """The tool itself, at the centre of the middleware chain."""
+        if call.tool.is_async:
+            coroutine = call.tool.arun(call.invocation.arguments, call.context)
+            return asyncio.run_coroutine_threadsafe(coroutine, self._ensure_loop()).result()
+        return call.tool.run(call.invocation.arguments, call.context)
 
     def _start_sweeper(self) -> None:
         task = asyncio.ensure_future(self._sweep())
@@ -175,18 +195,16 @@ class ToolRunner:
 
     # -- async tools: on the loop, cancellable ----------------------------------------------
 
-    def _start_async(
-        self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None
-    ) -> None:
-        task = asyncio.ensure_future(self._run_async(invocation, tool, timeout))
+    def _start_async(self, invocation: ToolInvocation, tool: ToolDefinition,
+                     timeout: float | None, context: ToolContext) -> None:
+        task = asyncio.ensure_future(self._run_async(invocation, tool, timeout, context))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run_async(
-        self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None
-    ) -> None:
+    async def _run_async(self, invocation: ToolInvocation, tool: ToolDefinition,
+                         timeout: float | None, context: ToolContext) -> None:
         try:
-            value = await asyncio.wait_for(tool.arun(invocation.arguments), timeout)
+            value = await asyncio.wait_for(tool.arun(invocation.arguments, context), timeout)
             result = _outcome(invocation, tool, value)
         except TimeoutError:
             assert timeout is not None
@@ -205,7 +223,7 @@ class ToolRunner:
         if loop is not None and thread is not None:
 
             def cancel_all() -> None:
-                for task in list(self._tasks):
+                for task in asyncio.all_tasks(loop):
                     task.cancel()
                 loop.call_soon(loop.stop)
 

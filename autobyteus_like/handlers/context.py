@@ -29,9 +29,11 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.parsers.streaming import StreamingToolCallParser
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools.redaction import redact_invocation
 from autobyteus_like.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -85,7 +87,7 @@ class AgentContext:
         tools: ToolRegistry,
         tool_format: ToolFormat,
         stream_llm: Callable[[int, LLMRequest], None],
-        run_tool: Callable[[ToolInvocation, ToolDefinition, float | None], None],
+        run_tool: Callable[[ToolInvocation, ToolDefinition, float | None, ToolContext], None],
         system_prompt: str,
         wanted: Callable[[type[AgentEvent]], bool] = lambda _: True,
     ) -> None:
@@ -230,7 +232,12 @@ class AgentContext:
         timeout = slot.tool.timeout_s if slot.tool.timeout_s is not None else (
             self.config.tool_timeout_s
         )
-        self._run_tool(slot.invocation, slot.tool, timeout)
+        context = ToolContext(agent=self.name, invocation_id=slot.invocation.id,
+                              sandbox=self.config.sandbox_for(slot.tool.name))
+        shown = redact_invocation(slot.invocation, slot.tool)
+        logger.debug("agent {} runs {}({}) why={!r}", self.name, shown.name, shown.arguments,
+                     shown.why)
+        self._run_tool(slot.invocation, slot.tool, timeout, context)
 
     def _update_status(self) -> None:
         turn = self.turn

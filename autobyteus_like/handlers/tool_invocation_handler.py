@@ -49,9 +49,14 @@ class ToolInvocationHandler:
                        "add a one-sentence 'why' argument stating what the call is for")
             return
         config = ctx.config
-        needs_approval = not config.auto_execute_tools and (
+        if slot.tool.needs_network and not config.sandbox_for(call.name).allow_network:
+            self._fail(ctx, slot, ErrorCode.PERMISSION_DENIED,
+                       f"{call.name} needs the network, which this agent's sandbox forbids",
+                       "do without this tool", recoverable=False)
+            return
+        needs_approval = slot.tool.dangerous or (not config.auto_execute_tools and (
             config.approval_policy == "all" or slot.tool.requires_approval
-        )
+        ))
         if needs_approval:
             slot.state = SlotState.AWAITING_APPROVAL
             ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))

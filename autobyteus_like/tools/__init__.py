@@ -1,6 +1,7 @@
 """Declaring tools: definitions, the ``@tool`` decorator, registries, calls and results."""
 
 from autobyteus_like.tools.base_tool import BaseTool
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.errors import (
@@ -12,12 +13,24 @@ from autobyteus_like.tools.errors import (
 )
 from autobyteus_like.tools.invocation import ErrorCode, ToolError, ToolInvocation, ToolResult
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.sandbox import SandboxPolicy
+
+
+def builtin_tools() -> ToolRegistry:
+    """A fresh registry with every builtin tool (``fs.*``, ``search.lexical``,
+    ``terminal.run``, ``python.exec``), loaded on first use."""
+    from autobyteus_like.tools.builtin import builtin_tools as make
+
+    return make()
+
 
 __all__ = [
     "BaseTool",
     "DuplicateToolError",
     "ErrorCode",
+    "SandboxPolicy",
     "ToolArgumentError",
+    "ToolContext",
     "ToolDeclarationError",
     "ToolDefinition",
     "ToolError",
@@ -26,5 +39,6 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "UnknownToolError",
+    "builtin_tools",
     "tool",
 ]

@@ -9,6 +9,7 @@ from typing import Any, overload
 
 from pydantic import ConfigDict, Field, create_model
 
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.docstring import parse_docstring
 from autobyteus_like.tools.errors import ToolDeclarationError
@@ -29,6 +30,10 @@ def tool(
     timeout_s: float | None = None,
     sequential: bool = False,
     category: str = "custom",
+    dangerous: bool = False,
+    needs_network: bool = False,
+    result_allowlist: tuple[str, ...] | None = None,
+    masked_arguments: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
 
 
@@ -42,23 +47,35 @@ def tool(
     timeout_s: float | None = None,
     sequential: bool = False,
     category: str = "custom",
+    dangerous: bool = False,
+    needs_network: bool = False,
+    result_allowlist: tuple[str, ...] | None = None,
+    masked_arguments: tuple[str, ...] = (),
 ) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
     """Declare a tool from a typed function (sync or async).
 
     The name defaults to the function's, the description to its docstring, and each argument's
-    description to its entry in the docstring's Google-style ``Args:`` section.
+    description to its entry in the docstring's Google-style ``Args:`` section. A parameter
+    typed ``ToolContext`` is filled by the runtime and is not part of the schema.
     """
 
     def build(func: Callable[..., Any]) -> ToolDefinition:
+        tool_name = name or func.__name__
+        model, context_parameter = _arguments_model(func, tool_name)
         return ToolDefinition(
-            name=name or func.__name__,
+            name=tool_name,
             description=description if description is not None else _description(func),
-            arguments_model=_arguments_model(func, name or func.__name__),
+            arguments_model=model,
             function=func,
             requires_approval=requires_approval,
             timeout_s=timeout_s,
             sequential=sequential,
             category=category,
+            dangerous=dangerous,
+            needs_network=needs_network,
+            result_allowlist=result_allowlist,
+            masked_arguments=masked_arguments,
+            context_parameter=context_parameter,
         )
 
     if function is not None:
@@ -70,7 +87,7 @@ def _description(func: Callable[..., Any]) -> str:
     return parse_docstring(func.__doc__).description
 
 
-def _arguments_model(func: Callable[..., Any], tool_name: str) -> type[Any]:
+def _arguments_model(func: Callable[..., Any], tool_name: str) -> tuple[type[Any], str | None]:
     if not callable(func):
         raise ToolDeclarationError(f"@tool needs a function, got {type(func).__name__}")
     try:
@@ -79,7 +96,11 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> type[Any]:
         raise ToolDeclarationError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
     docs = parse_docstring(func.__doc__).arguments
     fields: dict[str, Any] = {}
+    context_parameter: str | None = None
     for param in inspect.signature(func).parameters.values():
+        if hints.get(param.name) is ToolContext:
+            context_parameter = param.name
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDeclarationError(
                 f"tool {tool_name!r}: *args/**kwargs ({param.name}) cannot be described to an LLM"
@@ -94,8 +115,9 @@ def _arguments_model(func: Callable[..., Any], tool_name: str) -> type[Any]:
         else:  # an explicit description=None would hide one given in Annotated[..., Field()]
             fields[param.name] = (hints[param.name], Field(default))
     model_name = "".join(part.capitalize() for part in tool_name.replace(".", "_").split("_"))
-    return create_model(  # type: ignore[no-any-return]
+    model = create_model(
         f"{model_name or 'Tool'}Arguments",
         __config__=ConfigDict(extra="forbid"),
         **fields,
     )
+    return model, context_parameter

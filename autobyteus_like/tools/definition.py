@@ -42,6 +42,16 @@ class ToolDefinition:
     category: str = "custom"
     call_with_model: bool = False
     """Class-based tools receive the validated model; function tools receive keyword arguments."""
+    dangerous: bool = False
+    """Needs approval even when the agent runs tools automatically."""
+    needs_network: bool = False
+    """Refused (PERMISSION_DENIED) where the sandbox does not allow the network."""
+    result_allowlist: tuple[str, ...] | None = None
+    """Result fields that may appear in events, logs and the session log (None: all)."""
+    masked_arguments: tuple[str, ...] = ()
+    """Arguments whose values are masked in events, logs and the session log."""
+    context_parameter: str | None = None
+    """The parameter that receives the ToolContext, if the function declares one."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -138,22 +148,28 @@ class ToolDefinition:
         """Whether the callable is a coroutine function."""
         return inspect.iscoroutinefunction(self.function)
 
-    def _invoke(self, arguments: Mapping[str, Any]) -> Any:
+    def _invoke(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
         model = self.bind(arguments)
         if self.call_with_model:
             return self.function(model)
-        return self.function(**{name: getattr(model, name) for name in type(model).model_fields})
+        values = {name: getattr(model, name) for name in type(model).model_fields}
+        if self.context_parameter is not None:
+            from autobyteus_like.tools.context import ToolContext
 
-    async def arun(self, arguments: Mapping[str, Any]) -> Any:
-        """Validate and run the tool, awaiting it if it is async."""
-        result = self._invoke(arguments)
+            values[self.context_parameter] = context if context is not None else ToolContext()
+        return self.function(**values)
+
+    async def arun(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
+        """Validate and run the tool, awaiting it if it is async; ``context`` is the
+        ToolContext handed to tools that ask for one."""
+        result = self._invoke(arguments, context)
         if inspect.isawaitable(result):
             result = await result
         return result
 
-    def run(self, arguments: Mapping[str, Any]) -> Any:
+    def run(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
         """Validate and run the tool from synchronous code (an async tool gets its own loop)."""
-        result = self._invoke(arguments)
+        result = self._invoke(arguments, context)
         if inspect.isawaitable(result):
             async def _await() -> Any:
                 return await result

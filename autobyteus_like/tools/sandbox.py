@@ -1,0 +1,70 @@
+"""SandboxPolicy: where tools may touch the file system, and how much they may read, write,
+print and run (seed 001 sandbox, seed 004 security)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from autobyteus_like.tools.errors import ToolFailure
+from autobyteus_like.tools.invocation import ErrorCode
+
+__all__ = ["SandboxPolicy"]
+
+_MAX_PATH = 4096
+
+
+class SandboxPolicy(BaseModel):
+    """Limits for one agent (or one tool). Every path argument must resolve, symlinks
+    followed, inside one of ``roots``; relative paths start from the first root."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    roots: tuple[Path, ...] = Field(default_factory=lambda: (Path.cwd(),), min_length=1)
+    max_read_bytes: int = Field(default=1_000_000, gt=0)
+    max_write_bytes: int = Field(default=1_000_000, gt=0)
+    max_output_bytes: int = Field(default=64_000, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0)
+    allow_network: bool = False
+
+    @field_validator("roots", mode="before")
+    @classmethod
+    def _real_roots(cls, value: object) -> tuple[Path, ...]:
+        items = [value] if isinstance(value, str | Path) else list(value)  # type: ignore[call-overload]
+        return tuple(Path(os.path.realpath(os.path.expanduser(str(item)))) for item in items)
+
+    def resolve(self, path: str, *, argument: str = "path") -> Path:
+        """The real location of ``path``, or PERMISSION_DENIED if it lies outside every root.
+        Nothing is touched here; tools act on the returned path."""
+        if not isinstance(path, str) or not path.strip():
+            raise ToolFailure(ErrorCode.INVALID_ARGS, f"{argument} must be a non-empty path")
+        if "\x00" in path:
+            raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"{argument} contains a NUL byte",
+                              suggestion="use a plain relative path inside the workspace")
+        if len(path) > _MAX_PATH:
+            raise ToolFailure(ErrorCode.PERMISSION_DENIED,
+                              f"{argument} is longer than {_MAX_PATH} characters")
+        candidate = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
+        if not candidate.is_absolute():
+            candidate = self.roots[0] / candidate
+        try:
+            real = Path(os.path.realpath(candidate))
+        except (OSError, ValueError) as exc:
+            raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"{argument} cannot be resolved: {exc}"
+                              ) from None
+        if not any(real == root or real.is_relative_to(root) for root in self.roots):
+            raise ToolFailure(
+                ErrorCode.PERMISSION_DENIED,
+                f"{argument} {path!r} is outside the allowed directories",
+                suggestion=f"use a path inside {', '.join(str(r) for r in self.roots)}",
+            )
+        return real
+
+    def relative(self, path: Path) -> str:
+        """How a resolved path is shown back to the LLM: relative to its root."""
+        for root in self.roots:
+            if path == root or path.is_relative_to(root):
+                return str(path.relative_to(root)) or "."
+        return str(path)
