@@ -10,6 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from autobyteus_like.llm.messages import NativeToolCall
 from autobyteus_like.parsers.events import ToolCallParseError
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
@@ -83,10 +84,11 @@ class LLMRequestStarted(AgentEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMChunkReceived(AgentEvent):
-    """A streamed piece of the LLM's response."""
+    """A streamed piece of the LLM's response: text, and/or complete native tool calls."""
 
     request_no: int
     text: str
+    tool_calls: tuple[NativeToolCall, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

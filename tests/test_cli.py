@@ -85,3 +85,8 @@ def test_the_installed_command_and_help():
     assert "--message" in out.stdout and "--yes" in out.stdout
     bad = subprocess.run([command], capture_output=True, text=True)
     assert bad.returncode == 2 and "COMMAND" in bad.stderr
+
+
+def test_the_ollama_example_is_a_valid_team(capsys):
+    assert main(["validate", str(EXAMPLES / "ollama_team.yaml"), "--tools", TOOLS]) == 0
+    assert "members: lead (native), coder (json)" in capsys.readouterr().out

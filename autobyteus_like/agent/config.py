@@ -79,7 +79,11 @@ class AgentConfig(BaseModel):
     @field_validator("tool_format")
     @classmethod
     def _known_format(cls, value: str | None) -> str | None:
-        return None if value is None else ToolCallFormat.parse(value).value
+        if value is None:
+            return None
+        if value.strip().lower() == "native":
+            return "native"
+        return ToolCallFormat.parse(value).value
 
     @field_validator("tools")
     @classmethod

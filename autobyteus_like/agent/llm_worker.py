@@ -60,9 +60,10 @@ class LLMWorker(FastInboxActor):
                 usage = chunk.usage or usage
                 if chunk.final:
                     last = chunk.text
-                elif chunk.text:
+                if chunk.tool_calls or (chunk.text and not chunk.final):
                     self._post(LLMChunkReceived(agent=self._agent, request_no=number,
-                                                text=chunk.text))
+                                                text="" if chunk.final else chunk.text,
+                                                tool_calls=chunk.tool_calls))
         except Exception as exc:  # a provider error is reported, never fatal to the agent
             self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(exc),
                                         error_type=type(exc).__name__))

@@ -33,6 +33,8 @@ class ToolFormatter(ABC):
     """One format's teaching and result rendering. Stateless; one instance serves everyone."""
 
     format: ToolCallFormat
+    teaches_in_prompt: bool = True
+    """False for native tool calling: the provider declares the tools, the prompt does not."""
 
     @abstractmethod
     def guidelines(self) -> str:

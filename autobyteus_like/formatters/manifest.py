@@ -32,7 +32,7 @@ def build_manifest(tools: ToolRegistry | Iterable[ToolLike], format: FormatLike)
     """
     formatter = formatter_for(format)
     definitions = _definitions(tools)
-    if not definitions:
+    if not definitions or not formatter.teaches_in_prompt:
         return ""
     fence = formatter.example_fence()
     sections = [formatter.guidelines(), "Available tools:"]

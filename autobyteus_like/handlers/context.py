@@ -26,8 +26,9 @@ from autobyteus_like.events import (
     TurnCompleted,
     UserMessageReceived,
 )
-from autobyteus_like.formats import ToolFormat
+from autobyteus_like.formats import NATIVE, ToolFormat
 from autobyteus_like.llm.messages import LLMRequest, Message
+from autobyteus_like.parsers.call_builder import CallBuilder
 from autobyteus_like.parsers.streaming import StreamingToolCallParser
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
@@ -95,7 +96,11 @@ class AgentContext:
         self.name = config.name
         self.tools = tools
         self.format = tool_format
+        self.native = tool_format.name == NATIVE
+        """Native tool calling: tools in the request, calls and results as structured data."""
         self.ids = InvocationIdAllocator()
+        self.native_calls = CallBuilder(NATIVE, tools, self.ids)
+        """Builds invocations from native calls: rationale, coercion, provider ids kept."""
         self.system_prompt = system_prompt
         self.messages: list[Message] = []
         self.status = AgentStatus.IDLE
@@ -163,7 +168,9 @@ class AgentContext:
             agent=self.name, turn_id=turn.turn_id, request_no=turn.request_no,
             iteration=turn.iterations, message_count=len(self.messages),
         ))
-        self._stream_llm(turn.request_no, LLMRequest(self.system_prompt, tuple(self.messages)))
+        tools = tuple(self.tools) if self.native else ()
+        self._stream_llm(turn.request_no,
+                         LLMRequest(self.system_prompt, tuple(self.messages), tools))
 
     def complete_turn(self, answer: str, error: str | None = None) -> None:
         """End the turn, answer whoever waits, and start the next waiting message."""
@@ -261,11 +268,12 @@ class AgentContext:
         if not turn.slots:
             self.complete_turn("".join(turn.prose).strip())
             return
-        rendered = self.format.results(
-            [slot.invocation for slot in turn.slots],
-            [slot.result for slot in turn.slots if slot.result is not None],
-        )
-        self.messages.append(Message("user", rendered))
+        results = [slot.result for slot in turn.slots if slot.result is not None]
+        if self.native:
+            self.messages.append(Message("tool", "", tool_results=tuple(results)))
+        else:
+            rendered = self.format.results([slot.invocation for slot in turn.slots], results)
+            self.messages.append(Message("user", rendered))
         self.request_llm()
 
 

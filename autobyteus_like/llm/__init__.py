@@ -1,7 +1,8 @@
-"""LLMs: the streaming interface, messages, and ScriptedLLM (the offline provider)."""
+"""LLMs: the streaming interface, messages, ScriptedLLM (the offline provider), and
+OpenAILLM (``autobyteus_like.llm.openai_llm``, loaded on use: it needs the openai extra)."""
 
 from autobyteus_like.llm.base import LLM, LLMError
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, TokenUsage
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, NativeToolCall, TokenUsage
 from autobyteus_like.llm.scripted import ScriptedLLM, ScriptExhaustedError
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "LLMError",
     "LLMRequest",
     "Message",
+    "NativeToolCall",
     "ScriptExhaustedError",
     "ScriptedLLM",
     "TokenUsage",

@@ -3,25 +3,47 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["LLMChunk", "LLMRequest", "Message", "TokenUsage"]
+if TYPE_CHECKING:
+    from autobyteus_like.tools.definition import ToolDefinition
+    from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+
+__all__ = ["LLMChunk", "LLMRequest", "Message", "NativeToolCall", "TokenUsage"]
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One conversation message. Tool results of text formats travel as ``user`` messages."""
+    """One conversation message.
 
-    role: Literal["user", "assistant"]
+    Text formats send tool results back as ``user`` messages. With native tool calling an
+    ``assistant`` message carries its ``tool_calls`` and a ``tool`` message carries the
+    results, in invocation order, for the provider's wire format.
+    """
+
+    role: Literal["user", "assistant", "tool"]
     content: str
+    tool_calls: tuple[ToolInvocation, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
-    """Everything one LLM call sees: the system prompt (with the tool manifest) and history."""
+    """Everything one LLM call sees: the system prompt, the history, and (native tool calling
+    only) the tools to declare to the provider."""
 
     system_prompt: str
     messages: tuple[Message, ...]
+    tools: tuple[ToolDefinition, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NativeToolCall:
+    """A tool call as a provider's decoder assembled it: the arguments still JSON text."""
+
+    id: str | None
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,3 +62,5 @@ class LLMChunk:
     text: str = ""
     usage: TokenUsage | None = None
     final: bool = False
+    tool_calls: tuple[NativeToolCall, ...] = ()
+    """Complete native tool calls (the decoder is the single assembler of deltas)."""

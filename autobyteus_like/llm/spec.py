@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.scripted import ScriptedLLM
@@ -14,20 +14,44 @@ __all__ = ["LLMSpec"]
 
 
 class LLMSpec(BaseModel):
-    """``{provider: scripted, responses: [...]}``: a scripted model that runs offline.
+    """``{provider: scripted, responses: [...]}`` runs offline; ``{provider: openai, model: ...}``
+    (or deepseek, mistral, grok, ollama) talks to an OpenAI-compatible server.
 
-    ``imitates`` makes it choose the tool format a real model of that provider would get.
+    ``imitates`` makes a scripted model choose the tool format a real model of that provider
+    would get. Keys come from the environment (``api_key_env``), never from the file.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    provider: Literal["scripted"]
+    provider: Literal["scripted", "openai", "deepseek", "mistral", "grok", "ollama"]
     responses: list[str] = Field(default_factory=list)
     chunk_size: int | tuple[int, int] | None = None
     seed: int = 0
     imitates: LLMProvider = LLMProvider.SCRIPTED
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+
+    @model_validator(mode="after")
+    def _model_for_real_providers(self) -> LLMSpec:
+        if self.provider != "scripted" and not self.model:
+            raise ValueError(f"provider {self.provider!r} needs a model name (model: ...)")
+        return self
 
     def build(self) -> LLM:
         """The LLM this spec describes."""
-        return ScriptedLLM(self.responses, provider=self.imitates, chunk_size=self.chunk_size,
-                           seed=self.seed)
+        if self.provider == "scripted":
+            return ScriptedLLM(self.responses, provider=self.imitates,
+                               chunk_size=self.chunk_size, seed=self.seed)
+        from autobyteus_like.llm.openai_llm import OpenAILLM
+
+        assert self.model is not None
+        return OpenAILLM(
+            self.model, provider=self.provider, base_url=self.base_url,
+            api_key_env=self.api_key_env, temperature=self.temperature,
+            max_tokens=self.max_tokens, timeout_s=self.timeout_s, max_retries=self.max_retries,
+        )

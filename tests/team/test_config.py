@@ -61,7 +61,10 @@ def test_a_good_config_loads(tmp_path):
      "json, xml, execute, tool_call"),
     (("tools: [send_message_to, lookup]", "colour: red"), "members[0].colour: unknown field"),
     (("{provider: scripted", "{provider: gpt"),
-     "members[0].llm.provider: Input should be 'scripted'"),
+     "members[0].llm.provider: Input should be 'scripted', 'openai', 'deepseek', 'mistral', "
+     "'grok' or 'ollama'"),
+    (("{provider: scripted, responses: [\"hi\"]}", "{provider: ollama}"),
+     "members[0].llm: provider 'ollama' needs a model name (model: ...)"),
 ])
 def test_each_problem_is_located_and_explained(tmp_path, change, expected):
     assert problems(tmp_path, GOOD.replace(*change)) == [expected]

@@ -1,0 +1,110 @@
+"""OpenAILLM: OpenAI and every OpenAI-compatible server, on the official SDK's Chat Completions.
+
+The SDK is an optional extra and is imported only when such an LLM is made. Retries with
+exponential backoff on 408/409/429/5xx and connection errors, and the request timeout, are
+the SDK's own (``max_retries``, ``timeout_s``); cancelling closes the stream.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
+from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder, encode_messages, encode_tools
+from autobyteus_like.llm.wire_names import WireNames
+from autobyteus_like.providers import LLMProvider
+
+__all__ = ["OPENAI_COMPATIBLE", "OpenAILLM"]
+
+OPENAI_COMPATIBLE: dict[LLMProvider, tuple[str | None, str]] = {
+    LLMProvider.OPENAI: (None, "OPENAI_API_KEY"),
+    LLMProvider.DEEPSEEK: ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    LLMProvider.MISTRAL: ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    LLMProvider.GROK: ("https://api.x.ai/v1", "XAI_API_KEY"),
+    LLMProvider.OLLAMA: ("http://localhost:11434/v1", "OLLAMA_API_KEY"),
+}
+"""Each provider's default base URL (None: the SDK's) and API key variable."""
+
+
+class OpenAILLM(LLM):
+    """A Chat Completions model. ``base_url`` points at any compatible server; a local one
+    (Ollama, vLLM, llama.cpp) needs no key."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        provider: LLMProvider | str = LLMProvider.OPENAI,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+    ) -> None:
+        self.provider = LLMProvider.parse(provider)
+        default_url, default_env = OPENAI_COMPATIBLE.get(self.provider, (None, "OPENAI_API_KEY"))
+        self.model = model
+        self.base_url = base_url or default_url
+        key_env = api_key_env or default_env
+        key = api_key or os.environ.get(key_env)
+        local = self.base_url is not None and any(
+            host in self.base_url for host in ("localhost", "127.0.0.1", "[::1]")
+        )
+        if not key and not local:
+            raise LLMError(f"no API key for {self.provider.value}: set the {key_env} "
+                           "environment variable (or api_key_env / api_key)")
+        key = key or "not-needed"  # local servers ignore it; the SDK wants one
+        try:
+            import openai
+        except ImportError:
+            raise LLMError("the OpenAI provider needs the openai package: "
+                           "pip install 'autobyteus-like[openai]'") from None
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout_s,
+                                     max_retries=max_retries)
+        self._options: dict[str, Any] = {}
+        if temperature is not None:
+            self._options["temperature"] = temperature
+        if max_tokens is not None:
+            self._options["max_tokens"] = max_tokens
+
+    def request_body(self, request: LLMRequest) -> dict[str, Any]:
+        """The Chat Completions body for ``request`` (what goes on the wire)."""
+        names = WireNames(tool.name for tool in request.tools)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": encode_messages(request, names),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            **self._options,
+        }
+        if request.tools:
+            body["tools"] = encode_tools(request, names)
+        return body
+
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        names = WireNames(tool.name for tool in request.tools)
+        decoder = OpenAIToolCallDecoder(names)
+        stream = self._client.chat.completions.create(**self.request_body(request))
+        try:
+            for chunk in stream:
+                if cancel.is_set():
+                    return
+                if chunk.usage is not None:
+                    yield LLMChunk(usage=TokenUsage(chunk.usage.prompt_tokens or 0,
+                                                    chunk.usage.completion_tokens or 0))
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        yield LLMChunk(text=choice.delta.content)
+                    if choice.delta.tool_calls:
+                        decoder.add(choice.delta.tool_calls)
+            calls = decoder.finish()
+            if calls:
+                yield LLMChunk(tool_calls=calls)
+        finally:
+            stream.close()

@@ -1,0 +1,109 @@
+"""The OpenAI Chat Completions wire format (seed 002 adapters): request bodies from our
+messages and tool definitions, and the decoder that assembles streamed tool-call deltas.
+
+Every OpenAI-compatible server (DeepSeek, Mistral, Grok, Ollama, vLLM, llama.cpp) speaks it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from autobyteus_like.llm.messages import LLMRequest, NativeToolCall
+from autobyteus_like.llm.wire_names import WireNames
+from autobyteus_like.tools.invocation import ToolResult
+
+__all__ = ["OpenAIToolCallDecoder", "encode_messages", "encode_tools", "result_text"]
+
+
+def result_text(result: ToolResult) -> str:
+    """A result as the content of a tool message: the value, or code, message, suggestion."""
+    if result.status == "failure" and result.error is not None:
+        error = result.error.model_dump(mode="json", exclude={"recoverable"}, exclude_none=True)
+        return json.dumps({"error": error}, ensure_ascii=False)
+    content = result.content
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
+    """``tools`` for the request, from the pydantic-made schemas (never written by hand)."""
+    return [
+        {"type": "function", "function": {
+            "name": names.wire(tool.name), "description": tool.description,
+            "parameters": tool.inline_schema(),
+        }}
+        for tool in request.tools
+    ]
+
+
+def encode_messages(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions messages; results become ``role: tool`` messages
+    with their ``tool_call_id``, in invocation order."""
+    messages: list[dict[str, Any]] = []
+    if request.system_prompt:
+        messages.append({"role": "system", "content": request.system_prompt})
+    for message in request.messages:
+        if message.role == "tool":
+            messages.extend(
+                {"role": "tool", "tool_call_id": result.invocation_id,
+                 "content": result_text(result)}
+                for result in message.tool_results
+            )
+        elif message.role == "assistant" and message.tool_calls:
+            messages.append({
+                "role": "assistant",
+                "content": message.content or None,
+                "tool_calls": [
+                    {"id": call.id, "type": "function", "function": {
+                        "name": names.wire(call.name),
+                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                    }}
+                    for call in message.tool_calls
+                ],
+            })
+        else:
+            messages.append({"role": message.role, "content": message.content})
+    return messages
+
+
+def _field(obj: Any, key: str) -> Any:
+    """A field of an SDK object or of a plain dict (None if absent)."""
+    if obj is None:
+        return None
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+@dataclass
+class _Partial:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class OpenAIToolCallDecoder:
+    """Accumulates ``delta.tool_calls`` by ``index`` for one response; ``finish`` gives the
+    complete calls in index order. One decoder per call: nothing carries over."""
+
+    def __init__(self, names: WireNames) -> None:
+        self._names = names
+        self._calls: dict[int, _Partial] = {}
+
+    def add(self, deltas: Any) -> None:
+        """Take one chunk's ``delta.tool_calls`` (SDK objects or plain dicts)."""
+        for delta in deltas or ():
+            partial = self._calls.setdefault(_field(delta, "index") or 0, _Partial())
+            partial.id = _field(delta, "id") or partial.id
+            function = _field(delta, "function")
+            partial.name += _field(function, "name") or ""
+            partial.arguments.append(_field(function, "arguments") or "")
+
+    def finish(self) -> tuple[NativeToolCall, ...]:
+        """The assembled calls; the decoder is empty afterwards."""
+        calls = tuple(
+            NativeToolCall(id=partial.id, name=self._names.name(partial.name),
+                           arguments="".join(partial.arguments))
+            for _, partial in sorted(self._calls.items())
+        )
+        self._calls = {}
+        return calls

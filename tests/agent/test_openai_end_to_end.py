@@ -1,0 +1,64 @@
+"""Agents on OpenAILLM against the local replay server, in both tool-calling modes."""
+
+from __future__ import annotations
+
+import json
+
+from autobyteus_like import Agent, AgentConfig, tool
+from autobyteus_like.llm.openai_llm import OpenAILLM
+from tests.llm.replay_server import ReplayServer, Stream, fixture
+
+
+@tool(name="fs.read")
+def fs_read(path: str) -> str:
+    """Read a file."""
+    return f"contents of {path}"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def agent(server: ReplayServer, **options) -> Agent:
+    llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url)
+    return Agent(AgentConfig(name="native", llm=llm, tools=[fs_read, add],
+                             system_prompt="Be brief.\n{{tools}}", **options))
+
+
+def test_native_mode_parallel_calls_results_in_order_and_final_answer():
+    replies = [Stream(fixture("openai/parallel_tool_calls")),
+               Stream(fixture("openai/final_answer"))]
+    with ReplayServer(replies) as server, agent(server, tool_format="native") as running:
+        assert running.run("read and add", timeout=20) == "Both done: README read, 2+40=42."
+    first, second = server.requests
+    assert first["messages"][0] == {"role": "system", "content": "Be brief.\n"}  # no manifest
+    assert [t["function"]["name"] for t in first["tools"]] == ["fs_read", "add"]
+    assistant, read, added = second["messages"][2:]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_A1b2C3", "call_D4e5F6"]
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["fs_read", "add"]
+    assert read == {"role": "tool", "tool_call_id": "call_A1b2C3",
+                    "content": "contents of README.md"}
+    assert added == {"role": "tool", "tool_call_id": "call_D4e5F6", "content": "42"}
+
+
+def test_native_mode_invalid_json_arguments_are_fed_back_not_a_crash():
+    replies = [Stream(fixture("openai/invalid_json_arguments")), Stream(fixture("openai/text"))]
+    with ReplayServer(replies) as server, agent(server, tool_format="native") as running:
+        assert running.run("add", timeout=20) == "Hello there."
+    tool_message = server.requests[1]["messages"][-1]
+    assert tool_message["tool_call_id"] == "call_Bad001"
+    error = json.loads(tool_message["content"])["error"]
+    assert error["code"] == "PARSE_ERROR"
+    assert error["message"].startswith("invalid_json: the arguments of 'add' are not valid JSON")
+
+
+def test_text_mode_teaches_in_the_prompt_and_sends_no_tools():
+    replies = [Stream(fixture("openai/text_format_call")), Stream(fixture("openai/text"))]
+    with ReplayServer(replies) as server, agent(server) as running:  # openai -> "openai" format
+        assert running.run("1+2?", timeout=20) == "Hello there."
+    first, second = server.requests
+    assert "tools" not in first and '"tool_calls"' in first["messages"][0]["content"]
+    results = second["messages"][-1]
+    assert results["role"] == "user" and '"status": "success", "content": 3' in results["content"]

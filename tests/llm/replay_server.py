@@ -1,0 +1,97 @@
+"""A real HTTP server on 127.0.0.1 that answers each POST with the next recorded reply:
+an SSE stream of JSON chunks (ending ``data: [DONE]``), or an error status with a JSON body.
+The official SDK is pointed at it with ``base_url``; nothing of ours is mocked."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def fixture(name: str) -> list[dict[str, Any]]:
+    """A recorded stream: the list of chunks of ``fixtures/<name>.json``."""
+    chunks: list[dict[str, Any]] = json.loads((FIXTURES / f"{name}.json").read_text())
+    return chunks
+
+
+@dataclass
+class Stream:
+    """Reply with these chunks as server-sent events."""
+
+    chunks: list[dict[str, Any]]
+
+
+@dataclass
+class Failure:
+    """Reply with an HTTP error."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class ReplayServer:
+    """``with ReplayServer([...]) as server:`` then ``server.base_url``; ``server.requests``
+    holds every request body received, in order."""
+
+    def __init__(self, replies: list[Stream | Failure]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                outer.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+                outer.paths.append(self.path)
+                reply = outer.replies.pop(0) if outer.replies else Failure(
+                    500, {"error": {"message": "no reply left in the test script"}})
+                self.close_connection = True
+                if isinstance(reply, Failure):
+                    body = json.dumps(reply.body).encode()
+                    self.send_response(reply.status)
+                    for key, value in {"Content-Type": "application/json", **reply.headers,
+                                       "Content-Length": str(len(body)),
+                                       "Connection": "close"}.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in reply.chunks:
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="replay-server")
+
+    @property
+    def base_url(self) -> str:
+        """Where the SDK should send its requests."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> ReplayServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
