@@ -15,7 +15,9 @@ __all__ = ["LLMSpec"]
 
 class LLMSpec(BaseModel):
     """``{provider: scripted, responses: [...]}`` runs offline; ``{provider: openai, model: ...}``
-    (or deepseek, mistral, grok, ollama) talks to an OpenAI-compatible server.
+    (or deepseek, mistral, grok, ollama) talks to an OpenAI-compatible server,,
+    ``{provider: anthropic, model: ...}`` to Claude and ``{provider: gemini, model: ...}`` to
+    Gemini.
 
     ``imitates`` makes a scripted model choose the tool format a real model of that provider
     would get. Keys come from the environment (``api_key_env``), never from the file.
@@ -23,7 +25,9 @@ class LLMSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    provider: Literal["scripted", "openai", "deepseek", "mistral", "grok", "ollama"]
+    provider: Literal[
+        "scripted", "openai", "deepseek", "mistral", "grok", "ollama", "anthropic", "gemini"
+    ]
     responses: list[str] = Field(default_factory=list)
     chunk_size: int | tuple[int, int] | None = None
     seed: int = 0
@@ -47,9 +51,25 @@ class LLMSpec(BaseModel):
         if self.provider == "scripted":
             return ScriptedLLM(self.responses, provider=self.imitates,
                                chunk_size=self.chunk_size, seed=self.seed)
+        assert self.model is not None
+        if self.provider == "gemini":
+            from autobyteus_like.llm.gemini_llm import GeminiLLM
+
+            return GeminiLLM(
+                self.model, base_url=self.base_url, api_key_env=self.api_key_env,
+                temperature=self.temperature, max_tokens=self.max_tokens,
+                timeout_s=self.timeout_s, max_retries=self.max_retries,
+            )
+        if self.provider == "anthropic":
+            from autobyteus_like.llm.anthropic_llm import AnthropicLLM
+
+            return AnthropicLLM(
+                self.model, base_url=self.base_url, api_key_env=self.api_key_env,
+                temperature=self.temperature, max_tokens=self.max_tokens,
+                timeout_s=self.timeout_s, max_retries=self.max_retries,
+            )
         from autobyteus_like.llm.openai_llm import OpenAILLM
 
-        assert self.model is not None
         return OpenAILLM(
             self.model, provider=self.provider, base_url=self.base_url,
             api_key_env=self.api_key_env, temperature=self.temperature,

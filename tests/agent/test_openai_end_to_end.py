@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from autobyteus_like import Agent, AgentConfig, tool
+from autobyteus_like.events import LLMResponseCompleted
 from autobyteus_like.llm.openai_llm import OpenAILLM
 from tests.llm.replay_server import ReplayServer, Stream, fixture
 
@@ -31,7 +32,12 @@ def test_native_mode_parallel_calls_results_in_order_and_final_answer():
     replies = [Stream(fixture("openai/parallel_tool_calls")),
                Stream(fixture("openai/final_answer"))]
     with ReplayServer(replies) as server, agent(server, tool_format="native") as running:
+        events = running.events()
         assert running.run("read and add", timeout=20) == "Both done: README read, 2+40=42."
+        events.close()
+    usage = [(e.input_tokens, e.output_tokens) for e in events
+             if isinstance(e, LLMResponseCompleted)]
+    assert usage == [(120, 44), (180, 12)]  # token usage reported in events
     first, second = server.requests
     assert first["messages"][0] == {"role": "system", "content": "Be brief.\n"}  # no manifest
     assert [t["function"]["name"] for t in first["tools"]] == ["fs_read", "add"]

@@ -22,9 +22,13 @@ def fixture(name: str) -> list[dict[str, Any]]:
 
 @dataclass
 class Stream:
-    """Reply with these chunks as server-sent events."""
+    """Reply with these chunks as server-sent events. ``named`` gives each an ``event:``
+    line from its ``type`` (Anthropic's framing); ``done`` ends with ``data: [DONE]``
+    (OpenAI's)."""
 
     chunks: list[dict[str, Any]]
+    named: bool = False
+    done: bool = True
 
 
 @dataclass
@@ -74,10 +78,12 @@ class ReplayServer:
                 self.send_header("Connection", "close")
                 self.end_headers()
                 for chunk in reply.chunks:
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    event = f"event: {chunk['type']}\n" if reply.named else ""
+                    self.wfile.write(f"{event}data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
+                if reply.done:
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="replay-server")

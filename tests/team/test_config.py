@@ -62,7 +62,7 @@ def test_a_good_config_loads(tmp_path):
     (("tools: [send_message_to, lookup]", "colour: red"), "members[0].colour: unknown field"),
     (("{provider: scripted", "{provider: gpt"),
      "members[0].llm.provider: Input should be 'scripted', 'openai', 'deepseek', 'mistral', "
-     "'grok' or 'ollama'"),
+     "'grok', 'ollama', 'anthropic' or 'gemini'"),
     (("{provider: scripted, responses: [\"hi\"]}", "{provider: ollama}"),
      "members[0].llm: provider 'ollama' needs a model name (model: ...)"),
 ])

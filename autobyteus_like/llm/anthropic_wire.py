@@ -1,0 +1,86 @@
+"""The Anthropic Messages wire format (seed 002 adapters): request bodies from our messages and
+tool definitions, and the decoder that assembles ``input_json_delta`` by content block."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from autobyteus_like.llm.messages import LLMRequest, NativeToolCall
+from autobyteus_like.llm.openai_wire import result_text
+from autobyteus_like.llm.wire_names import WireNames
+
+__all__ = ["AnthropicToolCallDecoder", "encode_messages", "encode_tools"]
+
+
+def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
+    """``tools`` with ``input_schema`` from the pydantic-made schemas."""
+    return [
+        {"name": names.wire(tool.name), "description": tool.description,
+         "input_schema": tool.inline_schema()}
+        for tool in request.tools
+    ]
+
+
+def encode_messages(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
+    """The conversation as Messages API turns: calls as ``tool_use`` blocks, results as one
+    user turn of ``tool_result`` blocks in invocation order."""
+    messages: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.role == "tool":
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": result.invocation_id,
+                 "content": result_text(result), "is_error": result.status == "failure"}
+                for result in message.tool_results
+            ]})
+        elif message.role == "assistant" and message.tool_calls:
+            blocks: list[dict[str, Any]] = []
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {"type": "tool_use", "id": call.id, "name": names.wire(call.name),
+                 "input": call.arguments}
+                for call in message.tool_calls
+            )
+            messages.append({"role": "assistant", "content": blocks})
+        else:
+            messages.append({"role": message.role, "content": message.content})
+    return messages
+
+
+@dataclass
+class _Block:
+    id: str | None
+    name: str
+    json: list[str] = field(default_factory=list)
+    start_input: dict[str, Any] = field(default_factory=dict)
+
+
+class AnthropicToolCallDecoder:
+    """Assembles ``tool_use`` blocks of one response; a call is complete at its block's stop."""
+
+    def __init__(self, names: WireNames) -> None:
+        self._names = names
+        self._blocks: dict[int, _Block] = {}
+
+    def start(self, index: int, block: Any) -> None:
+        """A content block began; only ``tool_use`` blocks matter here."""
+        if getattr(block, "type", None) == "tool_use":
+            start_input = getattr(block, "input", None)
+            self._blocks[index] = _Block(getattr(block, "id", None), getattr(block, "name", ""),
+                                         start_input=start_input if isinstance(start_input, dict)
+                                         else {})
+
+    def delta(self, index: int, partial_json: str) -> None:
+        """A piece of a block's arguments."""
+        if index in self._blocks:
+            self._blocks[index].json.append(partial_json)
+
+    def stop(self, index: int) -> NativeToolCall | None:
+        """The block ended: its complete call, if it was a tool_use block."""
+        block = self._blocks.pop(index, None)
+        if block is None:
+            return None
+        arguments = "".join(block.json) or json.dumps(block.start_input)
+        return NativeToolCall(block.id, self._names.name(block.name), arguments)
