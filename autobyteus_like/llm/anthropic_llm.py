@@ -7,7 +7,6 @@ closes the stream.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -17,8 +16,10 @@ from autobyteus_like.llm.anthropic_wire import (
     encode_messages,
     encode_tools,
 )
-from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
+from autobyteus_like.llm.provider_setup import api_key as api_key_value
+from autobyteus_like.llm.provider_setup import import_sdk
 from autobyteus_like.llm.wire_names import WireNames
 from autobyteus_like.providers import LLMProvider
 
@@ -42,16 +43,8 @@ class AnthropicLLM(LLM):
         timeout_s: float = 60.0,
         max_retries: int = 3,
     ) -> None:
-        key_env = api_key_env or "ANTHROPIC_API_KEY"
-        key = api_key or os.environ.get(key_env)
-        if not key:
-            raise LLMError(f"no API key for anthropic: set the {key_env} environment variable "
-                           "(or api_key_env / api_key)")
-        try:
-            import anthropic
-        except ImportError:
-            raise LLMError("the Anthropic provider needs the anthropic package: "
-                           "pip install 'autobyteus-like[anthropic]'") from None
+        key = api_key_value("anthropic", api_key, api_key_env or "ANTHROPIC_API_KEY")
+        anthropic = import_sdk("anthropic", "anthropic", "anthropic", "Anthropic")
         self.model = model
         self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s,
                                            max_retries=max_retries)

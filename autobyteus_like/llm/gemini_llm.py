@@ -7,14 +7,15 @@ the stream.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.gemini_wire import arguments_text, encode_contents, encode_tools
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall, TokenUsage
+from autobyteus_like.llm.provider_setup import api_key as api_key_value
+from autobyteus_like.llm.provider_setup import import_sdk
 from autobyteus_like.llm.wire_names import WireNames
 from autobyteus_like.providers import LLMProvider
 
@@ -42,17 +43,9 @@ class GeminiLLM(LLM):
         max_retries: int = 3,
         retry_initial_delay_s: float = 1.0,
     ) -> None:
-        key_env = api_key_env or "GEMINI_API_KEY"
-        key = api_key or os.environ.get(key_env)
-        if not key:
-            raise LLMError(f"no API key for gemini: set the {key_env} environment variable "
-                           "(or api_key_env / api_key)")
-        try:
-            from google import genai
-            from google.genai import types
-        except ImportError:
-            raise LLMError("the Gemini provider needs the google-genai package: "
-                           "pip install 'autobyteus-like[gemini]'") from None
+        key = api_key_value("gemini", api_key, api_key_env or "GEMINI_API_KEY")
+        genai = import_sdk("google.genai", "google-genai", "gemini", "Gemini")
+        types = import_sdk("google.genai.types", "google-genai", "gemini", "Gemini")
         self.model = model
         self._types = types
         options = types.HttpOptions(

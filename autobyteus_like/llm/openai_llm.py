@@ -7,14 +7,15 @@ the SDK's own (``max_retries``, ``timeout_s``); cancelling closes the stream.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
 
-from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
 from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder, encode_messages, encode_tools
+from autobyteus_like.llm.provider_setup import api_key as api_key_value
+from autobyteus_like.llm.provider_setup import import_sdk
 from autobyteus_like.llm.wire_names import WireNames
 from autobyteus_like.providers import LLMProvider
 
@@ -51,21 +52,14 @@ class OpenAILLM(LLM):
         default_url, default_env = OPENAI_COMPATIBLE.get(self.provider, (None, "OPENAI_API_KEY"))
         self.model = model
         self.base_url = base_url or default_url
-        key_env = api_key_env or default_env
-        key = api_key or os.environ.get(key_env)
         local = self.base_url is not None and any(
             host in self.base_url for host in ("localhost", "127.0.0.1", "[::1]")
         )
-        if not key and not local:
-            raise LLMError(f"no API key for {self.provider.value}: set the {key_env} "
-                           "environment variable (or api_key_env / api_key)")
-        key = key or "not-needed"  # local servers ignore it; the SDK wants one
-        try:
-            import openai
-        except ImportError:
-            raise LLMError("the OpenAI provider needs the openai package: "
-                           "pip install 'autobyteus-like[openai]'") from None
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout_s,
+        key = api_key_value(self.provider.value, api_key, api_key_env or default_env,
+                            optional=local)
+        openai = import_sdk("openai", "openai", "openai", "OpenAI")
+        self._client = openai.OpenAI(api_key=key or "not-needed",  # local servers ignore it
+                                     base_url=self.base_url, timeout=timeout_s,
                                      max_retries=max_retries)
         self._options: dict[str, Any] = {}
         if temperature is not None:

@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import json
 
-from autobyteus_like import Agent, AgentConfig, tool
+from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.events import LLMResponseCompleted
 from autobyteus_like.llm.openai_llm import OpenAILLM
+from tests.llm.provider_helpers import add, fs_read
 from tests.llm.replay_server import ReplayServer, Stream, fixture
-
-
-@tool(name="fs.read")
-def fs_read(path: str) -> str:
-    """Read a file."""
-    return f"contents of {path}"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 def agent(server: ReplayServer, **options) -> Agent:

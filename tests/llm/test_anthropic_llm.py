@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import sys
-import threading
 
 import anthropic
 import pytest
 
-from autobyteus_like import Agent, AgentConfig, tool
+from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.llm import LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
 from autobyteus_like.llm.anthropic_llm import AnthropicLLM
 from autobyteus_like.tools import ToolInvocation, ToolResult
+from tests.llm.provider_helpers import add, collect, fs_read
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture
-
-
-@tool(name="fs.read")
-def fs_read(path: str) -> str:
-    """Read a file."""
-    return f"contents of {path}"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 def claude(server: ReplayServer, **options) -> AnthropicLLM:
@@ -35,14 +23,6 @@ def claude(server: ReplayServer, **options) -> AnthropicLLM:
 def replay(name: str) -> Stream:
     return Stream(fixture(f"anthropic/{name}"), named=True, done=False)
 
-
-def collect(llm: AnthropicLLM, request: LLMRequest) -> tuple[str, list, TokenUsage | None]:
-    text, calls, usage = [], [], None
-    for chunk in llm.stream(request, threading.Event()):
-        text.append(chunk.text)
-        calls.extend(chunk.tool_calls)
-        usage = chunk.usage or usage
-    return "".join(text), calls, usage
 
 
 def test_text_stream_usage_and_request_shape():

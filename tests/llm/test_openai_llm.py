@@ -4,39 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 
 import openai
 import pytest
 
-from autobyteus_like import tool
 from autobyteus_like.llm import LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
 from autobyteus_like.llm.openai_llm import OpenAILLM
 from autobyteus_like.tools import ErrorCode, ToolInvocation, ToolResult
+from tests.llm.provider_helpers import add, collect, fs_read
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture
 
 HELLO = LLMRequest("You are terse.", (Message("user", "hi"),))
 
 
-@tool(name="fs.read")
-def fs_read(path: str) -> str:
-    """Read a file."""
-    return path
 
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add."""
-    return a + b
-
-
-def collect(llm: OpenAILLM, request: LLMRequest = HELLO) -> tuple[str, list, TokenUsage | None]:
-    text, calls, usage = [], [], None
-    for chunk in llm.stream(request, threading.Event()):
-        text.append(chunk.text)
-        calls.extend(chunk.tool_calls)
-        usage = chunk.usage or usage
-    return "".join(text), calls, usage
 
 
 def make(server: ReplayServer, **options) -> OpenAILLM:
@@ -45,7 +26,7 @@ def make(server: ReplayServer, **options) -> OpenAILLM:
 
 def test_text_stream_with_usage():
     with ReplayServer([Stream(fixture("openai/text"))]) as server:
-        text, calls, usage = collect(make(server))
+        text, calls, usage = collect(make(server), HELLO)
     assert (text, calls, usage) == ("Hello there.", [], TokenUsage(21, 3))
     assert server.paths == ["/v1/chat/completions"]
     assert server.requests[0]["messages"] == [
@@ -55,7 +36,7 @@ def test_text_stream_with_usage():
 
 def test_arguments_split_over_many_deltas_are_assembled():
     with ReplayServer([Stream(fixture("openai/tool_call_split"))]) as server:
-        _, calls, _ = collect(make(server))
+        _, calls, _ = collect(make(server), HELLO)
     arguments = '{"path": "notes/todo.md", "content": "# TODO\\n- write tests\\n"}'
     assert calls == [NativeToolCall("call_Wq1rT8xY", "write_file", arguments)]
 
@@ -105,7 +86,7 @@ def test_rate_limits_are_retried_with_the_servers_backoff():
                                       "type": "requests", "code": "rate_limit_exceeded"}},
                       {"retry-after-ms": "5"})
     with ReplayServer([limited, limited, Stream(fixture("openai/text"))]) as server:
-        text, _, _ = collect(make(server, max_retries=3))
+        text, _, _ = collect(make(server, max_retries=3), HELLO)
     assert text == "Hello there." and len(server.requests) == 3
 
 
@@ -114,7 +95,7 @@ def test_a_persistent_server_error_fails_clearly():
                      {"retry-after-ms": "5"})
     with ReplayServer([broken, broken]) as server, pytest.raises(openai.InternalServerError,
                                                                  match="The server had an error"):
-        collect(make(server, max_retries=1))
+        collect(make(server, max_retries=1), HELLO)
     assert len(server.requests) == 2
 
 

@@ -1,18 +1,7 @@
 import pytest
 
 from autobyteus_like import ErrorCode
-from autobyteus_like.tools import SandboxPolicy, ToolContext, ToolFailure, builtin_tools
-
-
-@pytest.fixture
-def run(tmp_path):
-    tools = builtin_tools()
-
-    def call(name: str, limits: dict | None = None, **arguments):
-        sandbox = SandboxPolicy(roots=[tmp_path], **(limits or {}))
-        return tools.get(name).run(arguments, ToolContext(agent="t", sandbox=sandbox))
-
-    return call
+from autobyteus_like.tools import ToolFailure
 
 
 def failure(call, *args, **kwargs) -> ToolFailure:

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from autobyteus_like import ErrorCode
-from autobyteus_like.tools import SandboxPolicy, ToolContext, ToolFailure, builtin_tools
+from autobyteus_like.tools import ToolFailure
 
 
 def running(pid: int) -> bool:
@@ -32,15 +32,7 @@ def gone_within(pid: int, seconds: float) -> bool:
     return True
 
 
-@pytest.fixture
-def run(tmp_path):
-    tools = builtin_tools()
 
-    def call(name: str, limits: dict | None = None, **arguments):
-        sandbox = SandboxPolicy(roots=[tmp_path], **(limits or {}))
-        return tools.get(name).run(arguments, ToolContext(agent="t", sandbox=sandbox))
-
-    return call
 
 
 def test_terminal_run_captures_output_and_exit_code(run, tmp_path):
