@@ -32,6 +32,7 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext, AgentTurnError
 from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
@@ -65,7 +66,7 @@ class AgentActor(FastInboxActor):
         self._handlers = handlers
         self._publisher = publisher
         self._threads = threads
-        self._cancel = threading.Event()
+        self._cancel = Cancellation()
         self._worker: pykka.ActorRef[LLMWorker] | None = None
         self._runner = ToolRunner(config.name, self._post, config.max_parallel_tools,
                                   config.middleware)
@@ -183,7 +184,9 @@ class AgentActor(FastInboxActor):
         self._cancel.set()
         self._runner.stop()
         if self._worker is not None:
-            self._worker.stop(block=True, timeout=10)
+            # Not waited for here: a stream the provider cannot cut ends at its own timeout.
+            # The facade joins the worker's thread with a deadline.
+            self._worker.stop(block=False)
         stopped = AgentStoppedError(f"agent {self.ctx.name!r} stopped before the turn finished")
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
 
 import pykka
+from loguru import logger
 
 from autobyteus_like.agent.actor import AgentActor
 from autobyteus_like.agent.config import AgentConfig
@@ -83,9 +85,13 @@ class Agent:
         if ref is None:
             return
         ref.stop(block=True, timeout=timeout)
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
             if thread is not threading.current_thread():
-                thread.join(timeout)
+                thread.join(max(0.0, deadline - time.monotonic()))
+                if thread.is_alive():
+                    logger.warning("agent {}: {} is still finishing (a provider stream that "
+                                   "cannot be cut ends at its timeout)", self.name, thread.name)
 
     @property
     def running(self) -> bool:

@@ -65,6 +65,8 @@ class LLMWorker(FastInboxActor):
                                                 text="" if chunk.final else chunk.text,
                                                 tool_calls=chunk.tool_calls))
         except Exception as exc:  # a provider error is reported, never fatal to the agent
+            if self._cancel.is_set():
+                return  # the stream was cut because the agent is stopping
             self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(exc),
                                         error_type=type(exc).__name__))
             return

@@ -17,6 +17,7 @@ from autobyteus_like.llm.anthropic_wire import (
     encode_tools,
 )
 from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.cancellation import cut_connection, on_cancel
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
 from autobyteus_like.llm.provider_setup import api_key as api_key_value
 from autobyteus_like.llm.provider_setup import import_sdk
@@ -68,6 +69,7 @@ class AnthropicLLM(LLM):
         decoder = AnthropicToolCallDecoder(WireNames(tool.name for tool in request.tools))
         stream = self._client.messages.create(**self.request_body(request))
         input_tokens = 0
+        forget = on_cancel(cancel, cut_connection(stream.response))
         try:
             for event in stream:
                 if cancel.is_set():
@@ -89,4 +91,5 @@ class AnthropicLLM(LLM):
                 elif kind == "message_delta" and event.usage is not None:
                     yield LLMChunk(usage=TokenUsage(input_tokens, event.usage.output_tokens or 0))
         finally:
+            forget()
             stream.close()

@@ -1,8 +1,10 @@
 """GeminiLLM: Gemini models on the official google-genai SDK's streaming API.
 
 The SDK is an optional extra, imported only when such an LLM is made. Retries with backoff on
-429/5xx use the SDK's retry options; requests time out after ``timeout_s``; cancelling closes
-the stream.
+429/5xx use the SDK's retry options; requests time out after ``timeout_s``. Cancelling stops at
+the next chunk: google-genai does not expose its HTTP response, so a read blocked between
+chunks cannot be cut short the way the OpenAI and Anthropic providers do (it ends at the
+timeout).
 """
 
 from __future__ import annotations

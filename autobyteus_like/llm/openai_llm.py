@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.cancellation import cut_connection, on_cancel
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
 from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder, encode_messages, encode_tools
 from autobyteus_like.llm.provider_setup import api_key as api_key_value
@@ -85,6 +86,7 @@ class OpenAILLM(LLM):
         names = WireNames(tool.name for tool in request.tools)
         decoder = OpenAIToolCallDecoder(names)
         stream = self._client.chat.completions.create(**self.request_body(request))
+        forget = on_cancel(cancel, cut_connection(stream.response))
         try:
             for chunk in stream:
                 if cancel.is_set():
@@ -101,4 +103,5 @@ class OpenAILLM(LLM):
             if calls:
                 yield LLMChunk(tool_calls=calls)
         finally:
+            forget()
             stream.close()

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
-from autobyteus_like import Agent, AgentConfig
-from autobyteus_like.events import LLMResponseCompleted
+import pytest
+
+from autobyteus_like import Agent, AgentConfig, AgentStoppedError
+from autobyteus_like.events import LLMChunkReceived, LLMResponseCompleted
 from autobyteus_like.llm.openai_llm import OpenAILLM
+from tests.agent.helpers import wait_for
 from tests.llm.provider_helpers import add, fs_read
 from tests.llm.replay_server import ReplayServer, Stream, fixture
 
@@ -57,3 +62,22 @@ def test_text_mode_teaches_in_the_prompt_and_sends_no_tools():
     assert "tools" not in first and '"tool_calls"' in first["messages"][0]["content"]
     results = second["messages"][-1]
     assert results["role"] == "user" and '"status": "success", "content": 3' in results["content"]
+
+
+def test_stopping_mid_stream_cuts_the_connection_and_leaves_no_thread():
+    stalled = threading.Event()
+    first_chunk = fixture("openai/text")[:2]  # the server then goes quiet, connection open
+    try:
+        with ReplayServer([Stream(first_chunk, stall=stalled)]) as server:
+            running = agent(server).start()
+            events = running.events()
+            reply = running.send("hello?")
+            wait_for(events, LLMChunkReceived)
+            started = time.perf_counter()
+            running.stop()  # the SDK would otherwise wait 60 s for the next byte
+            assert time.perf_counter() - started < 5
+            with pytest.raises(AgentStoppedError):
+                reply.result(timeout=1)
+            stalled.set()
+    finally:
+        stalled.set()

@@ -29,6 +29,8 @@ class Stream:
     chunks: list[dict[str, Any]]
     named: bool = False
     done: bool = True
+    stall: threading.Event | None = None
+    """If given: after the chunks, hold the connection open until it is set."""
 
 
 @dataclass
@@ -81,6 +83,9 @@ class ReplayServer:
                     event = f"event: {chunk['type']}\n" if reply.named else ""
                     self.wfile.write(f"{event}data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
+                if reply.stall is not None:
+                    reply.stall.wait(30)
+                    return
                 if reply.done:
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()

@@ -1,0 +1,71 @@
+"""Cancellation that can interrupt a blocked network read.
+
+Closing an HTTP stream from another thread does not wake a thread blocked reading it; shutting
+the socket down does. A ``Cancellation`` runs the callbacks providers register (cut this
+connection) when it is set, so stopping an agent mid-stream is prompt and leaves no thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Cancellation", "cut_connection", "on_cancel"]
+
+
+class Cancellation(threading.Event):
+    """A ``threading.Event`` that also runs callbacks when set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._guard = threading.Lock()
+
+    def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Run ``callback`` when cancelled (now, if already); returns its remover."""
+        with self._guard:
+            self._callbacks.append(callback)
+        if self.is_set():
+            _quietly(callback)
+
+        def remove() -> None:
+            with self._guard:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        return remove
+
+    def set(self) -> None:
+        super().set()
+        with self._guard:
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            _quietly(callback)
+
+
+def on_cancel(cancel: threading.Event, callback: Callable[[], None]) -> Callable[[], None]:
+    """Register ``callback`` if ``cancel`` supports it (a plain Event only gets polled)."""
+    if isinstance(cancel, Cancellation):
+        return cancel.on_cancel(callback)
+    return lambda: None
+
+
+def cut_connection(response: Any) -> Callable[[], None]:
+    """A callback that shuts down the socket under an httpx response (the SDKs' transport)."""
+
+    def cut() -> None:
+        extensions = getattr(response, "extensions", None) or {}
+        stream = extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            sock.shutdown(socket.SHUT_RDWR)
+
+    return cut
+
+
+def _quietly(callback: Callable[[], None]) -> None:
+    with contextlib.suppress(OSError):  # the connection was already gone
+        callback()
