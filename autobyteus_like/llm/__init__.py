@@ -3,7 +3,7 @@ OpenAILLM (``autobyteus_like.llm.openai_llm``, loaded on use: it needs the opena
 
 from autobyteus_like.llm.base import LLM, LLMError
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.scripted import ScriptedLLM, ScriptExhaustedError
+from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedReply, ScriptExhaustedError
 
 __all__ = [
     "LLM",
@@ -14,5 +14,6 @@ __all__ = [
     "NativeToolCall",
     "ScriptExhaustedError",
     "ScriptedLLM",
+    "ScriptedReply",
     "TokenUsage",
 ]

@@ -6,14 +6,25 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from autobyteus_like.llm.base import LLM, LLMError
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall
 from autobyteus_like.providers import LLMProvider
 
-__all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedResponse"]
+__all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedReply", "ScriptedResponse"]
 
-ScriptedResponse = str | Callable[[LLMRequest], str]
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    """A scripted answer with native tool calls, as a provider's decoder would hand them over
+    (for agents with ``tool_format="native"``); ``text`` streams first."""
+
+    text: str = ""
+    tool_calls: tuple[NativeToolCall, ...] = field(default_factory=tuple)
+
+
+ScriptedResponse = str | ScriptedReply | Callable[[LLMRequest], "str | ScriptedReply"]
 
 
 class ScriptExhaustedError(LLMError):
@@ -65,14 +76,19 @@ class ScriptedLLM(LLM):
                 f"all {len(self.responses)} scripted responses were used"
             )
         scripted = self.responses[number]
-        text = scripted(request) if callable(scripted) else scripted
-        if not isinstance(text, str):
-            raise LLMError(f"scripted response {number + 1} is {type(text).__name__}, not text")
-        pieces = self._pieces(text)
+        reply = scripted(request) if callable(scripted) else scripted
+        if isinstance(reply, str):
+            reply = ScriptedReply(reply)
+        if not isinstance(reply, ScriptedReply):
+            raise LLMError(f"scripted response {number + 1} is {type(reply).__name__}, "
+                           "not text or a ScriptedReply")
+        pieces = self._pieces(reply.text)
         for index, piece in enumerate(pieces):
             if cancel.is_set():
                 return
-            yield LLMChunk(text=piece, final=index == len(pieces) - 1)
+            yield LLMChunk(text=piece, final=index == len(pieces) - 1 and not reply.tool_calls)
+        if reply.tool_calls:
+            yield LLMChunk(tool_calls=reply.tool_calls, final=True)
 
     def _pieces(self, text: str) -> list[str]:
         if self.chunk_size is None or not text:

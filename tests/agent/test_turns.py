@@ -305,3 +305,22 @@ def test_reset_starts_a_new_conversation_after_the_current_turn():
         agent.reset()
         assert first.result(10) == "two" and agent.run("c", timeout=10) == "three"
     assert [len(r.messages) for r in llm.requests] == [1, 3, 1]
+
+
+def test_native_mode_offline_with_scripted_replies():
+    from autobyteus_like.llm import NativeToolCall, ScriptedReply
+
+    reply = ScriptedReply("Adding twice.", (NativeToolCall("call_x", "add", '{"a": 1, "b": 2}'),
+                                            NativeToolCall("call_y", "add", '{"a": 3, "b": "4"}')))
+    llm = ScriptedLLM([reply, "3 and 7"], chunk_size=4)
+    config = AgentConfig(name="n", llm=llm, tools=[add], tool_format="native",
+                         system_prompt="Be exact. {{tools}}")
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=10) == "3 and 7"
+    first, second = llm.requests
+    assert first.system_prompt == "Be exact. " and first.tools == (add,)
+    assistant, results = second.messages[1:]
+    assert assistant.content == "Adding twice."
+    assert [c.id for c in assistant.tool_calls] == ["call_x", "call_y"]
+    assert [(r.invocation_id, r.content) for r in results.tool_results] == [
+        ("call_x", 3), ("call_y", 7)]
