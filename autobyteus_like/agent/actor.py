@@ -13,6 +13,7 @@ import threading
 
 import pykka
 from loguru import logger
+from pydantic import BaseModel
 
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
@@ -104,8 +105,8 @@ class AgentActor(FastInboxActor):
         self._worker.tell(StreamRequest(request_no, request))
 
     def _run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
-                  timeout: float | None, context: ToolContext) -> None:
-        self._runner.submit(invocation, tool, timeout, context)
+                  timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
+        self._runner.submit(invocation, tool, timeout, context, bound)
 
     # -- the mailbox ---------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from loguru import logger
+from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from autobyteus_like.agent.worker_pool import WorkerPool
@@ -41,6 +42,11 @@ def _jsonable(value: Any) -> Any:
         return to_jsonable_python(value)
     except Exception:  # anything pydantic cannot serialise is shown as text
         return str(value)
+
+
+async def _awaited(value: Any) -> Any:
+    """The value, awaited if the tool returned a coroutine."""
+    return await value if asyncio.iscoroutine(value) else value
 
 
 def _outcome(invocation: ToolInvocation, tool: ToolDefinition, value: Any) -> ToolResult:
@@ -68,13 +74,14 @@ def _timed_out(invocation: ToolInvocation, tool: ToolDefinition, timeout: float)
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "context", "invocation", "tool")
+    __slots__ = ("_lock", "_settled", "bound", "context", "invocation", "tool")
 
     def __init__(self, invocation: ToolInvocation, tool: ToolDefinition,
-                 context: ToolContext) -> None:
+                 context: ToolContext, bound: BaseModel | None) -> None:
         self.invocation = invocation
         self.tool = tool
         self.context = context
+        self.bound = bound
         self._lock = threading.Lock()
         self._settled = False
 
@@ -105,15 +112,16 @@ class ToolRunner:
         self._sweeping = False
 
     def submit(self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None,
-               context: ToolContext) -> None:
-        """Start one call now; its result arrives later as an event. With middleware, every
-        call runs its chain on a pool thread (an async tool body still runs on the loop)."""
+               context: ToolContext, bound: BaseModel | None = None) -> None:
+        """Start one call now; its result arrives later as an event. ``bound`` is the arguments
+        already validated (used as is unless middleware may change them). With middleware,
+        every call runs its chain on a pool thread (an async body still runs on the loop)."""
         if tool.is_async and not self._middleware:
             self._ensure_loop().call_soon_threadsafe(
-                self._start_async, invocation, tool, timeout, context
+                self._start_async, invocation, tool, timeout, context, bound
             )
             return
-        call = _Call(invocation, tool, context)
+        call = _Call(invocation, tool, context, bound)
         pool = self._ensure_pool()
         start_sweeper = False
         with self._lock:
@@ -152,6 +160,8 @@ class ToolRunner:
             if self._middleware:
                 value = run_with_middleware(ToolCall(call.invocation, call.tool, call.context),
                                             self._middleware, self._innermost)
+            elif call.bound is not None:
+                value = call.tool.call_bound(call.bound, call.context)
             else:
                 value = call.tool.run(call.invocation.arguments, call.context)
             result = _outcome(call.invocation, call.tool, value)
@@ -196,15 +206,19 @@ class ToolRunner:
     # -- async tools: on the loop, cancellable ----------------------------------------------
 
     def _start_async(self, invocation: ToolInvocation, tool: ToolDefinition,
-                     timeout: float | None, context: ToolContext) -> None:
-        task = asyncio.ensure_future(self._run_async(invocation, tool, timeout, context))
+                     timeout: float | None, context: ToolContext,
+                     bound: BaseModel | None) -> None:
+        task = asyncio.ensure_future(self._run_async(invocation, tool, timeout, context, bound))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _run_async(self, invocation: ToolInvocation, tool: ToolDefinition,
-                         timeout: float | None, context: ToolContext) -> None:
+                         timeout: float | None, context: ToolContext,
+                         bound: BaseModel | None) -> None:
         try:
-            value = await asyncio.wait_for(tool.arun(invocation.arguments, context), timeout)
+            work = tool.arun(invocation.arguments, context) if bound is None else _awaited(
+                tool.call_bound(bound, context))
+            value = await asyncio.wait_for(work, timeout)
             result = _outcome(invocation, tool, value)
         except TimeoutError:
             assert timeout is not None

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from loguru import logger
+from pydantic import BaseModel
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -61,6 +62,8 @@ class Slot:
     tool: ToolDefinition | None = None
     state: SlotState = SlotState.PENDING
     result: ToolResult | None = None
+    bound: BaseModel | None = None
+    """The arguments as validated once, handed to the tool as they are."""
 
 
 @dataclass
@@ -88,7 +91,9 @@ class AgentContext:
         tools: ToolRegistry,
         tool_format: ToolFormat,
         stream_llm: Callable[[int, LLMRequest], None],
-        run_tool: Callable[[ToolInvocation, ToolDefinition, float | None, ToolContext], None],
+        run_tool: Callable[
+            [ToolInvocation, ToolDefinition, float | None, ToolContext, BaseModel | None], None
+        ],
         system_prompt: str,
         wanted: Callable[[type[AgentEvent]], bool] = lambda _: True,
     ) -> None:
@@ -244,7 +249,7 @@ class AgentContext:
         shown = redact_invocation(slot.invocation, slot.tool)
         logger.debug("agent {} runs {}({}) why={!r}", self.name, shown.name, shown.arguments,
                      shown.why)
-        self._run_tool(slot.invocation, slot.tool, timeout, context)
+        self._run_tool(slot.invocation, slot.tool, timeout, context, slot.bound)
 
     def _update_status(self) -> None:
         turn = self.turn

@@ -39,7 +39,7 @@ class ToolInvocationHandler:
                        f"use one of the available tools: {available}")
             return
         try:
-            slot.tool.validate_arguments(call.arguments)
+            slot.bound = slot.tool.bind(call.arguments)
         except ToolArgumentError as exc:
             self._fail(ctx, slot, ErrorCode.INVALID_ARGS, str(exc),
                        "fix the arguments to match the tool's schema and call it again")

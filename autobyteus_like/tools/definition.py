@@ -149,7 +149,11 @@ class ToolDefinition:
         return inspect.iscoroutinefunction(self.function)
 
     def _invoke(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
-        model = self.bind(arguments)
+        return self.call_bound(self.bind(arguments), context)
+
+    def call_bound(self, model: BaseModel, context: Any = None) -> Any:
+        """Call the tool with arguments already validated by ``bind`` (no second validation);
+        an async tool returns its coroutine."""
         if self.call_with_model:
             return self.function(model)
         values = {name: getattr(model, name) for name in type(model).model_fields}

@@ -7,6 +7,7 @@ import json
 import threading
 
 import pytest
+from pydantic import BaseModel, field_validator
 
 from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM, tool
 from autobyteus_like.events import (
@@ -324,3 +325,30 @@ def test_native_mode_offline_with_scripted_replies():
     assert [c.id for c in assistant.tool_calls] == ["call_x", "call_y"]
     assert [(r.invocation_id, r.content) for r in results.tool_results] == [
         ("call_x", 3), ("call_y", 7)]
+
+
+VALIDATIONS: list[int] = []
+
+
+class Point(BaseModel):
+    x: int
+
+    @field_validator("x")
+    @classmethod
+    def _count(cls, value: int) -> int:
+        VALIDATIONS.append(value)
+        return value
+
+
+@tool
+def plot(point: Point) -> int:
+    """Plot a point."""
+    return point.x
+
+
+def test_arguments_are_validated_once_per_call():
+    VALIDATIONS.clear()
+    llm = ScriptedLLM([call("plot", point={"x": 5}), "plotted"])
+    with agent_with(llm, [plot]) as agent:
+        assert agent.run("go", timeout=10) == "plotted"
+    assert VALIDATIONS == [5] and results_shown(llm)[0]["content"] == 5
