@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections import defaultdict
 from typing import Any, TextIO
 
@@ -14,10 +15,12 @@ from autobyteus_like.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantTextDelta,
+    LLMRequestFailed,
     LLMRequestStarted,
     LLMResponseCompleted,
     ToolCallParsed,
     ToolResultReceived,
+    ToolStarted,
     TurnCompleted,
 )
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
@@ -39,10 +42,12 @@ class EventView:
     """Counts what happened per agent; subclasses decide how to show it."""
 
     def __init__(self) -> None:
-        self.stats: dict[str, dict[str, int]] = defaultdict(
-            lambda: {"turns": 0, "llm_calls": 0, "tool_calls": 0, "failed_calls": 0, "errors": 0}
+        self.stats: dict[str, dict[str, float]] = defaultdict(
+            lambda: {"turns": 0, "llm_calls": 0, "tool_calls": 0, "failed_calls": 0, "errors": 0,
+                     "llm_s": 0.0, "tools_s": 0.0}
         )
         self.messages = 0
+        self._started: dict[tuple[str, object], float] = {}
 
     def show(self, event: AgentEvent) -> None:
         """Record one event (subclasses also display it)."""
@@ -51,12 +56,21 @@ class EventView:
         if isinstance(event, MessageDelivered | TeamQuiescent):
             return  # the team's own events: not an agent's
         counts = self.stats[event.agent]
+        now = time.perf_counter()
         if isinstance(event, LLMRequestStarted):
             counts["llm_calls"] += 1
+            self._started[(event.agent, event.request_no)] = now
+        elif isinstance(event, LLMResponseCompleted | LLMRequestFailed):
+            started = self._started.pop((event.agent, event.request_no), None)
+            counts["llm_s"] += 0.0 if started is None else now - started
         elif isinstance(event, ToolCallParsed):
             counts["tool_calls"] += 1
-        elif isinstance(event, ToolResultReceived) and event.result.status == "failure":
-            counts["failed_calls"] += 1
+        elif isinstance(event, ToolStarted):
+            self._started[(event.agent, event.invocation.id)] = now
+        elif isinstance(event, ToolResultReceived):
+            started = self._started.pop((event.agent, event.result.invocation_id), None)
+            counts["tools_s"] += 0.0 if started is None else now - started
+            counts["failed_calls"] += event.result.status == "failure"
         elif isinstance(event, TurnCompleted):
             counts["turns"] += 1
         elif isinstance(event, AgentErrorOccurred):
@@ -99,7 +113,9 @@ class JsonView(EventView):
             "error": outcome.error if outcome else "timed out",
             "elapsed_s": round(elapsed, 3),
             "messages": self.messages,
-            "agents": dict(self.stats),
+            "agents": {agent: {key: round(value, 4) if isinstance(value, float) else value
+                               for key, value in counts.items()}
+                       for agent, counts in self.stats.items()},
         })
 
 
@@ -178,10 +194,12 @@ class RichView(EventView):
         from rich.table import Table
 
         table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")
-        for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors"):
+        for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors",
+                       "LLM s", "tools s"):
             table.add_column(column, justify="left" if column == "agent" else "right")
         for agent, counts in self.stats.items():
-            table.add_row(agent, *(str(value) for value in counts.values()))
+            table.add_row(agent, *(f"{value:.2f}" if isinstance(value, float) else str(value)
+                                   for value in counts.values()))
         self._console.print(table)
         if outcome is None:
             self._console.print("[bold red]the run did not finish[/bold red]")

@@ -29,6 +29,7 @@ def test_software_team_with_yes_approves_and_finishes(capsys):
     assert summary["answer"].startswith("Done: the coder wrote hello.py")
     assert summary["messages"] == 3
     assert summary["agents"]["coder"]["tool_calls"] == 3
+    assert summary["agents"]["coder"]["llm_s"] > 0 and summary["agents"]["coder"]["tools_s"] > 0
     results = [e["result"] for e in lines if e["type"] == "ToolResultReceived"]
     written = next(r for r in results if r["tool_name"] == "write_file")
     assert written["content"] == "wrote 21 characters to hello.py"
