@@ -148,9 +148,10 @@ class Agent:
         """Start a new conversation: forget the history (after the current turn, if any)."""
         self._tell(ConversationReset(agent=self.name))
 
-    def events(self) -> EventSubscription:
-        """Every event from now on, until the agent stops (or the subscription is closed)."""
-        return self._publisher.subscribe()
+    def events(self, into: EventSubscription | None = None) -> EventSubscription:
+        """Every event from now on, until the agent stops (or the subscription is closed);
+        ``into`` adds this agent's events to an existing subscription (a merged stream)."""
+        return self._publisher.subscribe(into)
 
     def aevents(self) -> AsyncIterator[AgentEvent]:
         """``events`` as an async iterator."""

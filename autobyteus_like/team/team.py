@@ -212,7 +212,7 @@ class AgentTeam:
         agent; ends when the team stops."""
         subscription = self._publisher.subscribe()
         for agent in self.agents.values():
-            agent._publisher.subscribe(subscription)
+            agent.events(into=subscription)
         return subscription
 
     def approve(self, member: str, invocation_id: str) -> None:
