@@ -102,8 +102,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    config = TeamConfig.from_yaml(args.team, tools=load_tools(args.tools))
-    AgentTeam(config, tools=load_tools(args.tools))  # prompts and registries build too
+    tools = load_tools(args.tools)
+    config = TeamConfig.from_yaml(args.team, tools=tools)
+    AgentTeam(config, tools=tools)  # prompts and registries build too
     members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
