@@ -27,11 +27,23 @@ class UsageError(Exception):
     """The command line cannot be carried out as given."""
 
 
-def load_tools(spec: str | None) -> ToolRegistry | None:
+def load_tools(specs: Sequence[str] | str | None) -> ToolRegistry | None:
+    """Every ``--tools`` source merged into one registry (a name given twice is an error)."""
+    if not specs:
+        return None
+    merged = ToolRegistry()
+    for spec in [specs] if isinstance(specs, str) else specs:
+        for definition in _load_one(spec):
+            try:
+                merged.add(definition)
+            except ValueError as exc:
+                raise UsageError(f"--tools {spec!r}: {exc}") from None
+    return merged
+
+
+def _load_one(spec: str) -> ToolRegistry:
     """``FILE.py:NAME`` or ``module:NAME``, naming a ToolRegistry, a list of tools, or a
     function returning one. This runs the code the user names, never code from a config."""
-    if not spec:
-        return None
     location, _, name = spec.rpartition(":")
     if not location or not name:
         raise UsageError(f"--tools {spec!r}: expected FILE.py:NAME or module:NAME")
@@ -120,9 +132,10 @@ def _parser() -> argparse.ArgumentParser:
                               description="Run a team on a message and show the run live.")
     run.add_argument("team", help="the team's YAML file")
     run.add_argument("--message", "-m", required=True, help="what to tell the coordinator")
-    run.add_argument("--tools", metavar="FILE.py:NAME",
+    run.add_argument("--tools", metavar="FILE.py:NAME", action="append",
                      help="where the tools named in the config come from (a ToolRegistry, a "
-                          "list of tools, or a function returning one)")
+                          "list of tools, or a function returning one); repeatable, e.g. "
+                          "--tools autobyteus_like.tools:builtin_tools for fs.read and friends")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
     run.add_argument("--yes", "-y", action="store_true", help="approve every tool call")
     run.add_argument("--timeout", type=float, default=300.0,
@@ -131,8 +144,8 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check a team's YAML file",
                                    description="Check a team's YAML file without running it.")
     validate.add_argument("team", help="the team's YAML file")
-    validate.add_argument("--tools", metavar="FILE.py:NAME",
-                          help="where the tools named in the config come from")
+    validate.add_argument("--tools", metavar="FILE.py:NAME", action="append",
+                          help="where the tools named in the config come from (repeatable)")
     validate.set_defaults(handler=_validate)
     return parser
 

@@ -91,3 +91,52 @@ def test_the_installed_command_and_help():
 def test_the_ollama_example_is_a_valid_team(capsys):
     assert main(["validate", str(EXAMPLES / "ollama_team.yaml"), "--tools", TOOLS]) == 0
     assert "members: lead (native), coder (json)" in capsys.readouterr().out
+
+
+def test_tools_from_several_sources_including_the_builtins(capsys, tmp_path):
+    team = tmp_path / "t.yaml"
+    team.write_text("name: t\ncoordinator: a\nmembers:\n  - name: a\n"
+                    "    tools: [fs.read, word_count]\n"
+                    "    llm: {provider: scripted, responses: [hi]}\n")
+    builtins = "autobyteus_like.tools:builtin_tools"
+    assert main(["validate", str(team), "--tools", TOOLS, "--tools", builtins]) == 0
+    assert main(["validate", str(team), "--tools", TOOLS]) == 2
+    assert "unknown tool 'fs.read'" in capsys.readouterr().err
+    assert main(["validate", str(team), "--tools", TOOLS, "--tools", TOOLS]) == 2
+    assert "a tool named 'write_file' is already registered" in capsys.readouterr().err
+
+
+def test_approvals_are_asked_of_the_person_at_the_terminal(tmp_path):
+    """The real command in a pseudo-terminal: it asks, we deny with a reason."""
+    import os
+    import pty
+    import re
+    import select
+    import time
+
+    main_fd, child_fd = pty.openpty()
+    command = [str(Path(sys.executable).parent / "autobyteus-like"), "run",
+               str(EXAMPLES / "software_team.yaml"), "--tools", TOOLS, "-m", "Build hello.py"]
+    process = subprocess.Popen(command, stdin=child_fd, stdout=child_fd, stderr=child_fd,
+                               env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(child_fd)
+    seen, answers = "", [("[y/n]", "n\n"), ("Reason", "not in this sprint\n")]
+    deadline = time.monotonic() + 60
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([main_fd], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(main_fd, 4096).decode(errors="replace")
+                except OSError:
+                    break
+            text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen)
+            if answers and answers[0][0] in text.split("waits for approval", 1)[-1]:
+                os.write(main_fd, answers.pop(0)[1].encode())
+        process.wait(timeout=30)
+    finally:
+        os.close(main_fd)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen)
+    assert "Approve coder: write_file" in text
+    assert "write_file failed: DENIED: denied: not in this sprint" in text
+    assert process.returncode == 0
