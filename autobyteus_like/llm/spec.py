@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -11,6 +11,17 @@ from autobyteus_like.llm.scripted import ScriptedLLM
 from autobyteus_like.providers import LLMProvider
 
 __all__ = ["LLMSpec"]
+
+
+class _ProviderSettings(TypedDict):
+    """The settings every real provider takes, by the same names."""
+
+    base_url: str | None
+    api_key_env: str | None
+    temperature: float | None
+    max_tokens: int | None
+    timeout_s: float
+    max_retries: int
 
 
 class LLMSpec(BaseModel):
@@ -52,26 +63,19 @@ class LLMSpec(BaseModel):
             return ScriptedLLM(self.responses, provider=self.imitates,
                                chunk_size=self.chunk_size, seed=self.seed)
         assert self.model is not None
+        settings: _ProviderSettings = {
+            "base_url": self.base_url, "api_key_env": self.api_key_env,
+            "temperature": self.temperature, "max_tokens": self.max_tokens,
+            "timeout_s": self.timeout_s, "max_retries": self.max_retries,
+        }
         if self.provider == "gemini":
             from autobyteus_like.llm.gemini_llm import GeminiLLM
 
-            return GeminiLLM(
-                self.model, base_url=self.base_url, api_key_env=self.api_key_env,
-                temperature=self.temperature, max_tokens=self.max_tokens,
-                timeout_s=self.timeout_s, max_retries=self.max_retries,
-            )
+            return GeminiLLM(self.model, **settings)
         if self.provider == "anthropic":
             from autobyteus_like.llm.anthropic_llm import AnthropicLLM
 
-            return AnthropicLLM(
-                self.model, base_url=self.base_url, api_key_env=self.api_key_env,
-                temperature=self.temperature, max_tokens=self.max_tokens,
-                timeout_s=self.timeout_s, max_retries=self.max_retries,
-            )
+            return AnthropicLLM(self.model, **settings)
         from autobyteus_like.llm.openai_llm import OpenAILLM
 
-        return OpenAILLM(
-            self.model, provider=self.provider, base_url=self.base_url,
-            api_key_env=self.api_key_env, temperature=self.temperature,
-            max_tokens=self.max_tokens, timeout_s=self.timeout_s, max_retries=self.max_retries,
-        )
+        return OpenAILLM(self.model, provider=self.provider, **settings)

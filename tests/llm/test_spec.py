@@ -1,0 +1,30 @@
+"""LLMSpec (an LLM as YAML data) builds each provider with the settings it was given."""
+
+import pytest
+
+from autobyteus_like.llm import ScriptedLLM
+from autobyteus_like.llm.anthropic_llm import AnthropicLLM
+from autobyteus_like.llm.gemini_llm import GeminiLLM
+from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm.spec import LLMSpec
+
+
+def test_each_provider_gets_its_settings(monkeypatch):
+    monkeypatch.setenv("MY_KEY", "k")
+    common = {"api_key_env": "MY_KEY", "temperature": 0.3, "max_tokens": 77}
+    claude = LLMSpec(provider="anthropic", model="claude-sonnet-5", **common).build()
+    assert isinstance(claude, AnthropicLLM)
+    assert claude._options == {"max_tokens": 77, "temperature": 0.3}
+    gemini = LLMSpec(provider="gemini", model="gemini-2.5-flash", **common).build()
+    assert isinstance(gemini, GeminiLLM)
+    assert gemini._generation == {"temperature": 0.3, "max_output_tokens": 77}
+    local = LLMSpec(provider="ollama", model="llama3.1", base_url="http://127.0.0.1:1/v1",
+                    **common).build()
+    assert isinstance(local, OpenAILLM) and local.base_url == "http://127.0.0.1:1/v1"
+    assert local._options == {"temperature": 0.3, "max_tokens": 77}
+    assert isinstance(LLMSpec(provider="scripted", responses=["x"]).build(), ScriptedLLM)
+
+
+def test_a_real_provider_needs_a_model():
+    with pytest.raises(ValueError, match="provider 'gemini' needs a model name"):
+        LLMSpec(provider="gemini")
