@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from loguru import logger
@@ -49,7 +49,7 @@ async def _awaited(value: Any) -> Any:
     return await value if asyncio.iscoroutine(value) else value
 
 
-def _outcome(invocation: ToolInvocation, tool: ToolDefinition, value: Any) -> ToolResult:
+def _outcome(invocation: ToolInvocation, value: Any) -> ToolResult:
     return ToolResult.success(invocation, _jsonable(value))
 
 
@@ -105,6 +105,7 @@ class ToolRunner:
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        """Strong references: the loop keeps only weak ones to running tasks."""
         self._lock = threading.Lock()
         self._stopped = False
         self._sync_bodies = 0  # sync tool bodies still running in the pool
@@ -164,7 +165,7 @@ class ToolRunner:
                 value = call.tool.call_bound(call.bound, call.context)
             else:
                 value = call.tool.run(call.invocation.arguments, call.context)
-            result = _outcome(call.invocation, call.tool, value)
+            result = _outcome(call.invocation, value)
         except Exception as exc:
             result = _failure(call.invocation, call.tool, exc)
         finally:
@@ -181,10 +182,14 @@ class ToolRunner:
             return asyncio.run_coroutine_threadsafe(coroutine, self._ensure_loop()).result()
         return call.tool.run(call.invocation.arguments, call.context)
 
-    def _start_sweeper(self) -> None:
-        task = asyncio.ensure_future(self._sweep())
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task on the loop, held until it is done."""
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _start_sweeper(self) -> None:
+        self._spawn(self._sweep())
 
     async def _sweep(self) -> None:
         """Give overdue sync calls their TIMEOUT result; stop when none are pending."""
@@ -208,9 +213,7 @@ class ToolRunner:
     def _start_async(self, invocation: ToolInvocation, tool: ToolDefinition,
                      timeout: float | None, context: ToolContext,
                      bound: BaseModel | None) -> None:
-        task = asyncio.ensure_future(self._run_async(invocation, tool, timeout, context, bound))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self._run_async(invocation, tool, timeout, context, bound))
 
     async def _run_async(self, invocation: ToolInvocation, tool: ToolDefinition,
                          timeout: float | None, context: ToolContext,
@@ -219,7 +222,7 @@ class ToolRunner:
             work = tool.arun(invocation.arguments, context) if bound is None else _awaited(
                 tool.call_bound(bound, context))
             value = await asyncio.wait_for(work, timeout)
-            result = _outcome(invocation, tool, value)
+            result = _outcome(invocation, value)
         except TimeoutError:
             assert timeout is not None
             result = _timed_out(invocation, tool, timeout)
