@@ -9,6 +9,10 @@ from collections import defaultdict
 from typing import Any, TextIO
 
 from pydantic_core import to_jsonable_python
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+from rich.table import Table
+from rich.text import Text
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -130,14 +134,10 @@ class RichView(EventView):
 
     def __init__(self) -> None:
         super().__init__()
-        from rich.console import Console
-
         self._console = Console(highlight=False)
         self._prose: dict[str, list[str]] = defaultdict(list)
 
     def _say(self, agent: str, style: str, text: str) -> None:
-        from rich.text import Text
-
         line = Text()
         line.append(f"{agent:>12} ", style="bold cyan")
         line.append(text, style=style)
@@ -181,8 +181,6 @@ class RichView(EventView):
         self._console.print(f"[dim]{text}[/dim]", highlight=False)
 
     def ask_approval(self, event: ApprovalRequested) -> tuple[bool, str]:
-        from rich.prompt import Confirm, Prompt
-
         call = event.invocation
         if Confirm.ask(f"Approve [bold]{event.agent}[/bold]: {call.name}"
                        f"({_short(call.arguments, 200)})?", console=self._console):
@@ -191,8 +189,6 @@ class RichView(EventView):
                                  console=self._console)
 
     def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
-        from rich.table import Table
-
         table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")
         for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors",
                        "LLM s", "tools s"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.formatters.base import ToolFormatter
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["XmlFormatter", "xml_value_text"]
 
 
+@cache
 def _etree() -> Any:
     """lxml, loaded the first time an XML manifest or result is built (not at import)."""
     from lxml import etree
