@@ -281,15 +281,15 @@ def test_async_facade():
     async def main() -> tuple[str, list[str]]:
         with agent_with(llm, [add]) as agent:
             seen: list[str] = []
+            stream = agent.aevents()  # subscribed now, before the message is sent
 
             async def watch() -> None:
-                async for event in agent.aevents():
+                async for event in stream:
                     seen.append(type(event).__name__)
                     if isinstance(event, TurnCompleted):
                         return
 
             watcher = asyncio.create_task(watch())
-            await asyncio.sleep(0)
             answer = await agent.arun("go", timeout=10)
             await asyncio.wait_for(watcher, 10)
             return answer, seen
