@@ -16,15 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from autobyteus_like.cli_view import EventView, JsonView, RichView
+from autobyteus_like.errors import ConfigError, UsageError
 from autobyteus_like.events import ApprovalRequested
-from autobyteus_like.team import AgentTeam, ConfigError, TeamConfig, TeamQuiescent
+from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["load_tools", "main"]
-
-
-class UsageError(Exception):
-    """The command line cannot be carried out as given."""
 
 
 def load_tools(specs: Sequence[str] | str | None) -> ToolRegistry | None:

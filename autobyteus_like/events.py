@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from autobyteus_like.llm.messages import NativeToolCall
-from autobyteus_like.parsers.events import ToolCallParseError
+from autobyteus_like.parsers.events import ParseErrorInfo
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
 __all__ = [
@@ -130,7 +130,7 @@ class ToolCallParsed(AgentEvent):
 class ToolCallParseFailed(AgentEvent):
     """A call could not be read; it gets a PARSE_ERROR result in its slot."""
 
-    error: ToolCallParseError
+    error: ParseErrorInfo
     invocation_id: str
 
 

@@ -21,6 +21,7 @@ from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
 from autobyteus_like.agent.session_log import SessionLog
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.tool_runner import ToolRunner
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
@@ -31,7 +32,7 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.formats import ToolFormat
-from autobyteus_like.handlers.context import AgentContext, AgentTurnError
+from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.registry import HandlerRegistry
 from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
@@ -44,10 +45,6 @@ from autobyteus_like.tools.registry import ToolRegistry
 __all__ = ["AgentActor", "AgentStoppedError"]
 
 _LOGGED = (ToolCallParsed, ToolResultReceived)
-
-
-class AgentStoppedError(RuntimeError):
-    """The agent stopped before a turn finished."""
 
 
 class AgentActor(FastInboxActor):

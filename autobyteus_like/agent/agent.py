@@ -17,6 +17,7 @@ from loguru import logger
 from autobyteus_like.agent.actor import AgentActor
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.errors import AgentStoppedError
 from autobyteus_like.events import (
     AgentEvent,
     ApprovalDenied,
@@ -110,7 +111,7 @@ class Agent:
     def _tell(self, event: AgentEvent) -> None:
         ref = self._ref
         if ref is None:
-            raise RuntimeError(f"agent {self.name!r} is not running; use 'with agent:' first")
+            raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
         ref.tell(event)
 
     def send(self, text: str, *, sender: str | None = None) -> Future[str]:

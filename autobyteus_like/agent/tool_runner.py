@@ -25,10 +25,10 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from autobyteus_like.agent.worker_pool import WorkerPool
+from autobyteus_like.errors import ToolArgumentError, ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import ToolArgumentError, ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
 

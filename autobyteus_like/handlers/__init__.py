@@ -11,7 +11,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
     UserMessageReceived,
 )
-from autobyteus_like.handlers.context import AgentContext, AgentTurnError, Slot, SlotState
+from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
 from autobyteus_like.handlers.llm_response_handler import LLMResponseHandler
 from autobyteus_like.handlers.registry import EventHandler, HandlerRegistry
 from autobyteus_like.handlers.tool_invocation_handler import ToolInvocationHandler
@@ -20,7 +20,6 @@ from autobyteus_like.handlers.user_message_handler import UserMessageHandler
 
 __all__ = [
     "AgentContext",
-    "AgentTurnError",
     "EventHandler",
     "HandlerRegistry",
     "LLMResponseHandler",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 from pydantic import BaseModel
 
+from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.events import (
     AgentErrorOccurred,
     AgentEvent,
@@ -280,14 +281,6 @@ class AgentContext:
             rendered = self.format.results([slot.invocation for slot in turn.slots], results)
             self.messages.append(Message("user", rendered))
         self.request_llm()
-
-
-class AgentTurnError(RuntimeError):
-    """A turn ended with an error (LLM failure, max_iterations, a crashed handler)."""
-
-    def __init__(self, agent: str, message: str) -> None:
-        self.agent = agent
-        super().__init__(f"agent {agent!r}: {message}")
 
 
 def _resolve(reply: Future[str], answer: str) -> None:

@@ -23,11 +23,11 @@ from autobyteus_like.events import (
 from autobyteus_like.handlers.context import AgentContext, SlotState, TurnState
 from autobyteus_like.llm.messages import Message, NativeToolCall
 from autobyteus_like.parsers.events import (
+    ParseErrorInfo,
     ParseEvent,
     TextDelta,
     ToolCallCompleted,
     ToolCallFailed,
-    ToolCallParseError,
 )
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 
@@ -76,7 +76,7 @@ class LLMResponseHandler:
         except ValueError as exc:
             arguments, problem = {}, f"are not valid JSON ({exc})"
         if problem:
-            self._failed(ToolCallParseError(
+            self._failed(ParseErrorInfo(
                 message=f"invalid_json: the arguments of {call.name!r} {problem}",
                 snippet=call.arguments[:240], index=len(turn.slots), format="native",
                 name=call.name, id=call.id,
@@ -91,7 +91,7 @@ class LLMResponseHandler:
         ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
 
     @staticmethod
-    def _failed(error: ToolCallParseError, ctx: AgentContext) -> None:
+    def _failed(error: ParseErrorInfo, ctx: AgentContext) -> None:
         name = error.name or "unknown"
         placeholder = ToolInvocation(
             id=ctx.ids.claim(error.id) if error.id else ctx.ids.allocate(

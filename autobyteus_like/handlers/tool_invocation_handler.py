@@ -3,6 +3,7 @@ queues it to run. Every rejection is a result in the call's slot, never a stop."
 
 from __future__ import annotations
 
+from autobyteus_like.errors import ToolArgumentError
 from autobyteus_like.events import (
     AgentEvent,
     ApprovalDenied,
@@ -12,7 +13,6 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
-from autobyteus_like.tools.errors import ToolArgumentError
 from autobyteus_like.tools.invocation import ErrorCode, ToolResult
 
 __all__ = ["ToolInvocationHandler"]

@@ -6,14 +6,11 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
+from autobyteus_like.errors import LLMError
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 from autobyteus_like.providers import LLMProvider
 
 __all__ = ["LLM", "LLMError"]
-
-
-class LLMError(RuntimeError):
-    """An LLM call failed in a way the agent reports (it never crashes the agent)."""
 
 
 class LLM(ABC):

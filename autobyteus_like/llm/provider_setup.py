@@ -7,7 +7,7 @@ import importlib
 import os
 from types import ModuleType
 
-from autobyteus_like.llm.base import LLMError
+from autobyteus_like.errors import LLMError
 
 __all__ = ["api_key", "import_sdk"]
 

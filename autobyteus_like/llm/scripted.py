@@ -8,7 +8,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from autobyteus_like.llm.base import LLM, LLMError
+from autobyteus_like.errors import LLMError, ScriptExhaustedError
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall
 from autobyteus_like.providers import LLMProvider
 
@@ -25,10 +26,6 @@ class ScriptedReply:
 
 
 ScriptedResponse = str | ScriptedReply | Callable[[LLMRequest], "str | ScriptedReply"]
-
-
-class ScriptExhaustedError(LLMError):
-    """The script had no response left for a request."""
 
 
 class ScriptedLLM(LLM):

@@ -2,12 +2,12 @@
 
 from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.events import (
+    ParseErrorInfo,
     ParseEvent,
     ParseResult,
     TextDelta,
     ToolCallCompleted,
     ToolCallFailed,
-    ToolCallParseError,
     ToolCallStarted,
 )
 from autobyteus_like.parsers.registry import BUILTIN_PARSERS
@@ -18,13 +18,13 @@ __all__ = [
     "BUILTIN_PARSERS",
     "FormatParser",
     "InvocationIdAllocator",
+    "ParseErrorInfo",
     "ParseEvent",
     "ParseResult",
     "StreamingToolCallParser",
     "TextDelta",
     "ToolCallCompleted",
     "ToolCallFailed",
-    "ToolCallParseError",
     "ToolCallStarted",
     "parse_tool_calls",
 ]

@@ -7,10 +7,10 @@ from typing import Any
 
 from autobyteus_like.parsers.call_shapes import CallSpec, json_type
 from autobyteus_like.parsers.events import (
+    ParseErrorInfo,
     ParseEvent,
     ToolCallCompleted,
     ToolCallFailed,
-    ToolCallParseError,
     ToolCallStarted,
 )
 from autobyteus_like.tools.argument_coercion import coerce_arguments
@@ -58,7 +58,7 @@ class CallBuilder:
         """A failed call at ``index`` (a new position if None)."""
         position = self.take_index() if index is None else index
         return ToolCallFailed(
-            ToolCallParseError(
+            ParseErrorInfo(
                 message=message, snippet=snippet(raw), index=position, format=self.format,
                 name=name, id=call_id,
             )

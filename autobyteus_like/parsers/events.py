@@ -7,18 +7,18 @@ from dataclasses import dataclass, field
 from autobyteus_like.tools.invocation import ToolInvocation
 
 __all__ = [
+    "ParseErrorInfo",
     "ParseEvent",
     "ParseResult",
     "TextDelta",
     "ToolCallCompleted",
     "ToolCallFailed",
-    "ToolCallParseError",
     "ToolCallStarted",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallParseError:
+class ParseErrorInfo:
     """A call the model meant but wrote wrongly: what is wrong, in words it can act on."""
 
     message: str
@@ -59,7 +59,7 @@ class ToolCallCompleted:
 class ToolCallFailed:
     """A call could not be read; the valid calls around it are unaffected."""
 
-    error: ToolCallParseError
+    error: ParseErrorInfo
 
     @property
     def index(self) -> int:
@@ -75,14 +75,14 @@ class ParseResult:
     """Everything a response held: calls in document order, errors, and the prose around them."""
 
     invocations: list[ToolInvocation] = field(default_factory=list)
-    errors: list[ToolCallParseError] = field(default_factory=list)
+    errors: list[ParseErrorInfo] = field(default_factory=list)
     text: str = ""
 
     @classmethod
     def from_events(cls, events: list[ParseEvent]) -> ParseResult:
         """Collect a list of events into a result."""
         invocations: list[ToolInvocation] = []
-        errors: list[ToolCallParseError] = []
+        errors: list[ParseErrorInfo] = []
         text: list[str] = []
         for event in events:
             if isinstance(event, TextDelta):

@@ -1,14 +1,12 @@
 """Teams: configuration (Python or YAML), the running team, and its messaging tool."""
 
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
-from autobyteus_like.team.errors import ConfigError
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team.team import AgentTeam
 
 __all__ = [
     "SEND_MESSAGE_TOOL",
     "AgentTeam",
-    "ConfigError",
     "MessageDelivered",
     "TeamConfig",
     "TeamQuiescent",

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from autobyteus_like.agent.config import AgentConfig
-from autobyteus_like.team.errors import ConfigError
+from autobyteus_like.errors import ConfigError
 from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]

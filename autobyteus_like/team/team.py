@@ -15,12 +15,11 @@ from types import TracebackType
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.errors import AgentStoppedError, ConfigError, ToolFailure
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.team.config import TeamConfig
-from autobyteus_like.team.errors import ConfigError
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team.messaging import send_message_tool
-from autobyteus_like.tools.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.registry import ToolRegistry
 
@@ -129,7 +128,7 @@ class AgentTeam:
             self._in_flight += 1
         try:
             reply = self.agents[recipient].send(content, sender=sender)
-        except RuntimeError as exc:
+        except AgentStoppedError as exc:
             self._finished()
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
                               recoverable=False) from exc

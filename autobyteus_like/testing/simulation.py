@@ -7,8 +7,8 @@ from pathlib import Path
 from types import TracebackType
 
 from autobyteus_like.agent.subscription import EventSubscription
+from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.events import AgentEvent
-from autobyteus_like.handlers.context import AgentTurnError
 from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedResponse
 from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import TeamQuiescent

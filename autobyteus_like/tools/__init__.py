@@ -1,17 +1,17 @@
 """Declaring tools: definitions, the ``@tool`` decorator, registries, calls and results."""
 
-from autobyteus_like.tools.base_tool import BaseTool
-from autobyteus_like.tools.context import ToolContext
-from autobyteus_like.tools.decorator import tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import (
+from autobyteus_like.errors import (
     DuplicateToolError,
     ToolArgumentError,
     ToolDeclarationError,
     ToolFailure,
     UnknownToolError,
 )
-from autobyteus_like.tools.invocation import ErrorCode, ToolError, ToolInvocation, ToolResult
+from autobyteus_like.tools.base_tool import BaseTool
+from autobyteus_like.tools.context import ToolContext
+from autobyteus_like.tools.decorator import tool
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ErrorCode, ToolErrorInfo, ToolInvocation, ToolResult
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.tools.sandbox import SandboxPolicy
 
@@ -33,7 +33,7 @@ __all__ = [
     "ToolContext",
     "ToolDeclarationError",
     "ToolDefinition",
-    "ToolError",
+    "ToolErrorInfo",
     "ToolFailure",
     "ToolInvocation",
     "ToolRegistry",

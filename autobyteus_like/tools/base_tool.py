@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from autobyteus_like.errors import ToolDeclarationError
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.docstring import parse_docstring
-from autobyteus_like.tools.errors import ToolDeclarationError
 
 __all__ = ["BaseTool"]
 

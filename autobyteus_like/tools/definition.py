@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from autobyteus_like.tools.errors import ToolArgumentError, ToolDeclarationError
+from autobyteus_like.errors import ToolArgumentError, ToolDeclarationError
 from autobyteus_like.tools.json_schema import inline_refs, schema_type, strip_titles
 
 __all__ = ["ToolDefinition"]

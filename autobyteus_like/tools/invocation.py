@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["ErrorCode", "ToolError", "ToolInvocation", "ToolResult"]
+__all__ = ["ErrorCode", "ToolErrorInfo", "ToolInvocation", "ToolResult"]
 
 
 class ErrorCode(StrEnum):
@@ -37,7 +37,7 @@ class ToolInvocation(BaseModel):
     """The model's one-sentence rationale (seed 001 ``why`` / seed 004 ``reasoning``)."""
 
 
-class ToolError(BaseModel):
+class ToolErrorInfo(BaseModel):
     """Why a call failed, in seed 001's shape: what the LLM needs to recover."""
 
     model_config = ConfigDict(frozen=True)
@@ -58,7 +58,7 @@ class ToolResult(BaseModel):
     status: Literal["success", "failure"]
     content: Any = None
     """Any JSON value: null, booleans, numbers, strings, lists and string-keyed objects."""
-    error: ToolError | None = None
+    error: ToolErrorInfo | None = None
 
     @field_validator("content")
     @classmethod
@@ -95,7 +95,7 @@ class ToolResult(BaseModel):
         suggestion: str | None = None,
     ) -> ToolResult:
         """The result of a call that failed, with what the LLM needs to fix it."""
-        error = ToolError(
+        error = ToolErrorInfo(
             code=code, message=message, recoverable=recoverable, suggestion=suggestion
         )
         return cls(

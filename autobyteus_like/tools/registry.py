@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from autobyteus_like.errors import DuplicateToolError, ToolDeclarationError, UnknownToolError
 from autobyteus_like.tools.base_tool import BaseTool
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import DuplicateToolError, ToolDeclarationError, UnknownToolError
 
 __all__ = ["ToolLike", "ToolRegistry", "as_definition"]
 
@@ -48,7 +48,7 @@ class ToolRegistry:
         """Register a tool; a second tool with the same name is an error."""
         definition = as_definition(item)
         if definition.name in self._tools:
-            raise DuplicateToolError(f"a tool named {definition.name!r} is already registered")
+            raise DuplicateToolError(definition.name)
         self._tools[definition.name] = definition
         return definition
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from autobyteus_like.tools.errors import ToolFailure
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
 
 __all__ = ["SandboxPolicy"]
@@ -28,6 +28,12 @@ class SandboxPolicy(BaseModel):
     max_output_bytes: int = Field(default=64_000, gt=0)
     timeout_s: float = Field(default=30.0, gt=0)
     allow_network: bool = False
+    allow_hardlinks: bool = False
+    """Whether tools may read or write a regular file with more than one hard link (its other
+    name may lie outside every root, so by default such files are refused)."""
+    pass_env: tuple[str, ...] = ()
+    """Host environment variables subprocesses may see besides the minimal set (PATH, HOME set
+    to the first root, LANG, TERM, TMPDIR); API keys and the like stay out unless named here."""
 
     @field_validator("roots", mode="before")
     @classmethod

@@ -43,7 +43,7 @@ def test_stop_is_prompt_cancels_running_tools_and_fails_waiting_turns():
             future.result(timeout=1)
     statuses = [e.status for e in events if isinstance(e, AgentStatusChanged)]
     assert statuses[-1] is AgentStatus.STOPPED
-    with pytest.raises(RuntimeError, match="'stopper' is not running"):
+    with pytest.raises(AgentStoppedError, match="'stopper' is not running"):
         agent.send("too late")
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.builtin.unified_diff import PatchError, apply_unified_diff
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.sandbox import SandboxPolicy
 

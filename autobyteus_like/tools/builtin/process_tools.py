@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 from typing import IO
 
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
 
 __all__ = ["process_tools", "run_process"]

@@ -7,10 +7,10 @@ import os
 import re
 from pathlib import Path
 
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
 
 __all__ = ["search_tool"]

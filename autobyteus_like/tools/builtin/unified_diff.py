@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import re
 
+from autobyteus_like.errors import PatchError
+
 __all__ = ["PatchError", "apply_unified_diff"]
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _HEADER = ("---", "+++", "diff ", "index ", "new file", "deleted file", "similarity", "rename")
-
-
-class PatchError(ValueError):
-    """The diff is malformed or does not match the text; the message says where."""
 
 
 def apply_unified_diff(original: str, diff: str) -> tuple[str, int]:

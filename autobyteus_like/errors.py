@@ -1,0 +1,159 @@
+"""The one exception hierarchy: everything the library raises on purpose is an
+``AutobyteusLikeError``, so ``except AutobyteusLikeError`` catches exactly our errors.
+
+Where an error has long behaved like a built-in one (``ValueError`` for bad configuration,
+``KeyError`` for an unknown tool), it keeps that base as well, so older handlers still work.
+Each error carries the fields a handler needs, not only a message. Data records that describe
+a failure (a tool's ``ToolErrorInfo``, a parser's ``ParseErrorInfo``) are not exceptions and
+are named as data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autobyteus_like.tools.invocation import ErrorCode
+
+__all__ = [
+    "AgentStoppedError",
+    "AgentTurnError",
+    "AutobyteusLikeError",
+    "ConfigError",
+    "DuplicateToolError",
+    "LLMError",
+    "PatchError",
+    "ScriptExhaustedError",
+    "ToolArgumentError",
+    "ToolDeclarationError",
+    "ToolFailure",
+    "UnknownToolError",
+    "UsageError",
+]
+
+
+class AutobyteusLikeError(Exception):
+    """The root of every exception the library raises on purpose."""
+
+
+# -- configuration and the command line ----------------------------------------------------
+
+
+class ConfigError(AutobyteusLikeError, ValueError):
+    """A configuration that cannot be used; each problem reads ``SOURCE: where: what``."""
+
+    def __init__(self, source: str | Path, problems: list[str]) -> None:
+        self.source = str(source)
+        self.problems = problems
+        super().__init__("\n".join(f"{self.source}: {problem}" for problem in problems))
+
+
+class UsageError(AutobyteusLikeError):
+    """The command line (or a ``--tools`` source it names) cannot be carried out as given."""
+
+
+# -- tools ---------------------------------------------------------------------------------
+
+
+class ToolDeclarationError(AutobyteusLikeError, TypeError):
+    """A function or class cannot become a tool (missing type hint, bad name, ...)."""
+
+
+class DuplicateToolError(AutobyteusLikeError, ValueError):
+    """A registry already holds a tool of that name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"a tool named {name!r} is already registered")
+
+
+class UnknownToolError(AutobyteusLikeError, KeyError):
+    """A registry has no tool of that name; ``available`` lists the ones it has."""
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        self.name = name
+        self.available = available
+        listing = ", ".join(available) if available else "none"
+        super().__init__(f"unknown tool {name!r}; available tools: {listing}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ToolArgumentError(AutobyteusLikeError, ValueError):
+    """Arguments do not fit a tool's schema; ``problems`` lists each one in plain words."""
+
+    def __init__(self, tool_name: str, problems: list[str]) -> None:
+        self.tool_name = tool_name
+        self.problems = problems
+        super().__init__(f"invalid arguments for tool {tool_name!r}: " + "; ".join(problems))
+
+
+class ToolFailure(AutobyteusLikeError):
+    """Raised by a tool body to fail with a specific code (seed 001): the LLM gets the code,
+    the message and the suggestion instead of a generic INTERNAL error."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, *, suggestion: str | None = None,
+        recoverable: bool = True,
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.suggestion = suggestion
+        self.recoverable = recoverable
+        super().__init__(message)
+
+
+class PatchError(AutobyteusLikeError, ValueError):
+    """A unified diff is malformed or does not match the text; the message says where."""
+
+
+# -- LLMs ----------------------------------------------------------------------------------
+
+
+class LLMError(AutobyteusLikeError):
+    """An LLM call failed. The agent reports it as the turn's error; it never crashes.
+
+    ``provider`` and ``model`` say which LLM, ``status`` the HTTP status (None when no response
+    came), ``attempts`` how many requests were made (retries included, when known), and
+    ``server_message`` what the server said. The SDK's own exception is the ``__cause__``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        status: int | None = None,
+        attempts: int | None = None,
+        server_message: str | None = None,
+    ) -> None:
+        self.message = message
+        self.provider = provider
+        self.model = model
+        self.status = status
+        self.attempts = attempts
+        self.server_message = server_message
+        super().__init__(message)
+
+
+class ScriptExhaustedError(LLMError):
+    """A ScriptedLLM had no response left for a request."""
+
+
+# -- agents --------------------------------------------------------------------------------
+
+
+class AgentTurnError(AutobyteusLikeError):
+    """A turn ended with an error (LLM failure, max_iterations, a crashed handler)."""
+
+    def __init__(self, agent: str, message: str) -> None:
+        self.agent = agent
+        self.message = message
+        super().__init__(f"agent {agent!r}: {message}")
+
+
+class AgentStoppedError(AutobyteusLikeError):
+    """The agent (or its team) stopped before the turn or run finished."""
