@@ -9,14 +9,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import math
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from autobyteus_like import __version__
 from autobyteus_like.cli_view import EventView, JsonView, RichView
-from autobyteus_like.errors import ConfigError, UsageError
+from autobyteus_like.errors import AutobyteusLikeError, ConfigError, UsageError
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
@@ -40,33 +44,62 @@ def load_tools(specs: Sequence[str] | str | None) -> ToolRegistry | None:
 
 def _load_one(spec: str) -> ToolRegistry:
     """``FILE.py:NAME`` or ``module:NAME``, naming a ToolRegistry, a list of tools, or a
-    function returning one. This runs the code the user names, never code from a config."""
+    function returning one. This runs the code the user names, never code from a config;
+    whatever that code does wrong (a syntax error, a failing import, an exception, even
+    ``sys.exit``) is one ``UsageError`` saying where."""
     location, _, name = spec.rpartition(":")
     if not location or not name:
         raise UsageError(f"--tools {spec!r}: expected FILE.py:NAME or module:NAME")
-    if location.endswith(".py"):
-        path = Path(location)
-        if not path.is_file():
-            raise UsageError(f"--tools {spec!r}: no file {location}")
-        module_spec = importlib.util.spec_from_file_location(path.stem, path)
-        if module_spec is None or module_spec.loader is None:
-            raise UsageError(f"--tools {spec!r}: cannot load {location}")
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-    else:
-        try:
-            module = importlib.import_module(location)
-        except ImportError as exc:
-            raise UsageError(f"--tools {spec!r}: cannot import {location}: {exc}") from None
-    if not hasattr(module, name):
-        raise UsageError(f"--tools {spec!r}: {location} has no {name!r}")
-    value: Any = getattr(module, name)
-    if callable(value) and not isinstance(value, ToolRegistry):
-        value = value()
     try:
+        module = _import(spec, location)
+        if not hasattr(module, name):
+            raise UsageError(f"--tools {spec!r}: {location} has no {name!r}")
+        value: Any = getattr(module, name)
+        if callable(value) and not isinstance(value, ToolRegistry):
+            value = value()
         return ToolRegistry.of(value)
+    except UsageError:
+        raise
+    except SystemExit as exc:
+        raise UsageError(f"--tools {spec!r}: loading it called sys.exit({exc.code!r})") from None
+    except SyntaxError as exc:
+        raise UsageError(f"--tools {spec!r}: {exc.filename}, line {exc.lineno}: "
+                         f"{type(exc).__name__}: {exc.msg}") from None
     except Exception as exc:
-        raise UsageError(f"--tools {spec!r}: not a registry or a list of tools ({exc})") from None
+        raise UsageError(f"--tools {spec!r}: {_located(exc)}") from None
+
+
+def _import(spec: str, location: str) -> ModuleType:
+    if not location.endswith(".py"):
+        return importlib.import_module(location)
+    path = Path(location)
+    if not path.is_file():
+        raise UsageError(f"--tools {spec!r}: no file {location}")
+    module_spec = importlib.util.spec_from_file_location(path.stem, path)
+    if module_spec is None or module_spec.loader is None:
+        raise UsageError(f"--tools {spec!r}: cannot load {location}")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def _located(exc: BaseException, limit: int = 300) -> str:
+    """``file, line N: Kind: message`` for the innermost frame of an exception, shortened."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{frames[-1].filename}, line {frames[-1].lineno}: " if frames else ""
+    text = f"{where}{type(exc).__name__}: {exc}".replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds: {text!r}")
+    return value
 
 
 def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
@@ -124,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autobyteus-like", description="Run and check multi-agent teams described in YAML."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of a failure")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run a team on a message and show the run live",
                               description="Run a team on a message and show the run live.")
@@ -135,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
                           "--tools autobyteus_like.tools:builtin_tools for fs.read and friends")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
     run.add_argument("--yes", "-y", action="store_true", help="approve every tool call")
-    run.add_argument("--timeout", type=float, default=300.0,
+    run.add_argument("--timeout", type=_seconds, default=300.0,
                      help="give up after this many seconds (default 300)")
     run.set_defaults(handler=_run)
     validate = commands.add_parser("validate", help="check a team's YAML file",
@@ -148,14 +184,29 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code (0 done, 1 the run failed, 2 bad config or usage,
+    130 interrupted). Every expected failure is one located line per problem on stderr;
+    ``--debug`` adds the traceback."""
     args = _parser().parse_args(argv)
     try:
         code: int = args.handler(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     except (ConfigError, UsageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _report(exc, args.debug)
         return 2
+    except AutobyteusLikeError as exc:
+        _report(exc, args.debug)
+        return 1
     return code
+
+
+def _report(exc: BaseException, debug: bool) -> None:
+    if debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    for line in str(exc).splitlines() or [type(exc).__name__]:
+        print(f"error: {line}", file=sys.stderr)
 
 
 if __name__ == "__main__":

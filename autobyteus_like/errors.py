@@ -43,10 +43,16 @@ class AutobyteusLikeError(Exception):
 class ConfigError(AutobyteusLikeError, ValueError):
     """A configuration that cannot be used; each problem reads ``SOURCE: where: what``."""
 
+    shown = 20
+    """At most this many problems are spelled out in the message (all are in ``problems``)."""
+
     def __init__(self, source: str | Path, problems: list[str]) -> None:
         self.source = str(source)
         self.problems = problems
-        super().__init__("\n".join(f"{self.source}: {problem}" for problem in problems))
+        lines = [f"{self.source}: {problem}" for problem in problems[: self.shown]]
+        if len(problems) > self.shown:
+            lines.append(f"{self.source}: ... and {len(problems) - self.shown} more problems")
+        super().__init__("\n".join(lines))
 
 
 class UsageError(AutobyteusLikeError):

@@ -126,9 +126,9 @@ class AgentActor(FastInboxActor):
         while outbox:
             event = outbox.popleft()
             public = self._public(event)
-            self._publisher.publish(public)
             if self._session_log is not None:
-                self._record(public)
+                self._record(public)  # on disk before anyone is shown it
+            self._publisher.publish(public)
             handler = self._handlers.find(type(event))
             if handler is None:
                 continue
@@ -161,7 +161,7 @@ class AgentActor(FastInboxActor):
                 self._session_log.record_call(event.invocation)
             elif isinstance(event, ToolResultReceived):
                 self._session_log.record_result(event.result)
-        except OSError as exc:
+        except Exception as exc:  # a log that cannot be written never stops the agent
             self.ctx.report_error(f"cannot write the session log: {exc}", type(exc).__name__)
 
     def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
@@ -197,4 +197,6 @@ class AgentActor(FastInboxActor):
             self._publisher.publish(self.ctx.outbox.popleft())
         for action in self.ctx.afterwards:
             action()
+        if self._session_log is not None:
+            self._session_log.close()
         self._publisher.close()

@@ -1,8 +1,10 @@
 """SessionLog: an append-only record of every tool call and result of one agent (seed 001).
 
 Markdown with one YAML block per record (the seed's format), or JSON lines. Each record is
-written whole, flushed and synced before the call goes on, so a crash loses nothing already
-recorded. Records are redacted like events.
+written with one ``write`` to a file opened for appending and synced before the agent goes on
+(and before anyone is shown the event it records), so a crash loses nothing already shown and
+never leaves half a record behind a whole one. Records are redacted like events. Text that UTF-8
+cannot hold (lone surrogates, as in undecodable file names) is written escaped, never fatal.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class SessionLog:
         self.agent = agent
         self.format = format
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd: int | None = None
 
     def record_call(self, invocation: ToolInvocation) -> None:
         """A call the LLM made (arguments already redacted)."""
@@ -45,16 +48,34 @@ class SessionLog:
             record["content"] = result.content
         self._append(record)
 
+    def close(self) -> None:
+        """Release the file (the next record opens it again)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
     def _append(self, record: dict[str, Any]) -> None:
         record = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **record}
-        if self.format == "jsonl":
-            text = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        else:
-            import yaml
+        try:
+            data = self._render(record, escape=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate somewhere: write it as an escape
+            data = self._render(record, escape=True).encode("utf-8")
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                               0o644)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
 
-            body = yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=100)
-            text = f"## {record['type']} {record['id']}\n\n```yaml\n{body}```\n\n"
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+    def _render(self, record: dict[str, Any], *, escape: bool) -> str:
+        if self.format == "jsonl":
+            return json.dumps(record, ensure_ascii=escape, default=str) + "\n"
+        import yaml
+
+        # YAML escapes what UTF-8 cannot hold by itself; the heading is plain text.
+        body = yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=100)
+        heading = f"{record['type']} {record['id']}"
+        if escape:
+            heading = heading.encode("utf-8", "backslashreplace").decode("utf-8")
+        return f"## {heading}\n\n```yaml\n{body}```\n\n"

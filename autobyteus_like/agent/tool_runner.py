@@ -8,8 +8,12 @@ loop start on first use, so an idle agent costs no threads. Results come back to
 events, in whatever order calls finish.
 
 A sync tool that ignores its timeout cannot be interrupted by Python: its call gets a TIMEOUT
-result when the deadline passes, and its thread is left to finish on its own (tools that run
-subprocesses kill them instead).
+result when the deadline passes, and its thread is given up (it no longer counts against
+``max_parallel_tools``, so healthy calls keep running) and left to finish on its own (tools that
+run subprocesses kill them instead). A call still queued when its deadline passes never starts.
+
+Whatever a tool raises, ``SystemExit`` and ``KeyboardInterrupt`` included, is a failed result
+(INTERNAL) and the runtime goes on: no exception from a tool can kill a worker or the loop.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ def _outcome(invocation: ToolInvocation, value: Any) -> ToolResult:
     return ToolResult.success(invocation, _jsonable(value))
 
 
-def _failure(invocation: ToolInvocation, tool: ToolDefinition, exc: Exception) -> ToolResult:
+def _failure(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseException
+             ) -> ToolResult:
     if isinstance(exc, ToolFailure):
         return ToolResult.failure(invocation, exc.code, exc.message, suggestion=exc.suggestion,
                                   recoverable=exc.recoverable)
@@ -71,10 +76,22 @@ def _timed_out(invocation: ToolInvocation, tool: ToolDefinition, timeout: float)
     )
 
 
+async def _contained(work: Coroutine[Any, Any, Any], tool: ToolDefinition) -> Any:
+    """Await a tool's coroutine on the loop; a ``BaseException`` it raises (``SystemExit``,
+    ``KeyboardInterrupt``) would stop the loop itself, so it becomes an ordinary failure."""
+    try:
+        return await work
+    except (asyncio.CancelledError, Exception):
+        raise
+    except BaseException as exc:
+        raise ToolFailure(ErrorCode.INTERNAL,
+                          f"{tool.name} raised {type(exc).__name__}: {exc}") from exc
+
+
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "bound", "context", "invocation", "tool")
+    __slots__ = ("_lock", "_settled", "bound", "context", "invocation", "thread", "tool")
 
     def __init__(self, invocation: ToolInvocation, tool: ToolDefinition,
                  context: ToolContext, bound: BaseModel | None) -> None:
@@ -84,12 +101,22 @@ class _Call:
         self.bound = bound
         self._lock = threading.Lock()
         self._settled = False
+        self.thread: threading.Thread | None = None
+        """The pool thread running the body, once it started."""
 
     def settle(self) -> bool:
         """True for the first caller only."""
         with self._lock:
             first, self._settled = not self._settled, True
             return first
+
+    def begin(self) -> bool:
+        """Claim the call for the current thread; False if it already timed out in the queue."""
+        with self._lock:
+            if self._settled:
+                return False
+            self.thread = threading.current_thread()
+            return True
 
 
 class ToolRunner:
@@ -157,6 +184,10 @@ class ToolRunner:
     # -- sync tools: pool thread, timer on the loop ----------------------------------------
 
     def _run_sync(self, call: _Call) -> None:
+        if not call.begin():  # its deadline passed while it waited for a thread
+            with self._lock:
+                self._sync_bodies -= 1
+            return
         try:
             if self._middleware:
                 value = run_with_middleware(ToolCall(call.invocation, call.tool, call.context),
@@ -166,7 +197,7 @@ class ToolRunner:
             else:
                 value = call.tool.run(call.invocation.arguments, call.context)
             result = _outcome(call.invocation, value)
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit from a tool is a failed call, not an exit
             result = _failure(call.invocation, call.tool, exc)
         finally:
             with self._lock:
@@ -178,7 +209,8 @@ class ToolRunner:
     def _innermost(self, call: ToolCall) -> Any:
         """The tool itself, at the centre of the middleware chain."""
         if call.tool.is_async:
-            coroutine = call.tool.arun(call.invocation.arguments, call.context)
+            coroutine = _contained(call.tool.arun(call.invocation.arguments, call.context),
+                                   call.tool)
             return asyncio.run_coroutine_threadsafe(coroutine, self._ensure_loop()).result()
         return call.tool.run(call.invocation.arguments, call.context)
 
@@ -203,10 +235,14 @@ class ToolRunner:
                 if not self._deadlines and not overdue:
                     self._sweeping = False
                     return
-            for call, timeout in overdue:
-                if call.settle():
-                    result = _timed_out(call.invocation, call.tool, timeout)
-                    self._post(ToolResultReceived(agent=self._agent, result=result))
+            # Settle every overdue call before any slot is given back, so a queued call that
+            # is overdue too can never start on the thread that replaces a stuck one.
+            settled = [(call, timeout) for call, timeout in overdue if call.settle()]
+            for call, timeout in settled:
+                if call.thread is not None and self._pool is not None:
+                    self._pool.abandon(call.thread)  # give its slot to the next call
+                result = _timed_out(call.invocation, call.tool, timeout)
+                self._post(ToolResultReceived(agent=self._agent, result=result))
 
     # -- async tools: on the loop, cancellable ----------------------------------------------
 
@@ -221,7 +257,7 @@ class ToolRunner:
         try:
             work = tool.arun(invocation.arguments, context) if bound is None else _awaited(
                 tool.call_bound(bound, context))
-            value = await asyncio.wait_for(work, timeout)
+            value = await asyncio.wait_for(_contained(work, tool), timeout)
             result = _outcome(invocation, value)
         except TimeoutError:
             assert timeout is not None

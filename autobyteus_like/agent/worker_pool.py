@@ -1,7 +1,9 @@
 """WorkerPool: up to N threads, started on demand, fed from one C-level queue.
 
 Used for sync tool bodies instead of ``ThreadPoolExecutor``, whose Python-level queue made a
-submit cost ~21 us of the agent's time on the reference machine.
+submit cost ~21 us of the agent's time on the reference machine, and which cannot give up a
+thread stuck in a job. Here a job that overran its timeout can be ``abandon``-ed: its thread
+stops counting against the limit (a fresh one takes its place) and ends when the job returns.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from loguru import logger
+
 __all__ = ["WorkerPool"]
 
 
 class WorkerPool:
-    """Runs ``job(*args)`` on the first free thread; jobs must catch their own errors."""
+    """Runs ``job(*args)`` on the first free thread. A job that raises (even ``SystemExit``) is
+    logged and costs nothing but itself: the thread goes on with the next job."""
 
     def __init__(self, name: str, max_workers: int) -> None:
         self._name = name
@@ -23,7 +28,9 @@ class WorkerPool:
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = (
             queue.SimpleQueue()
         )
-        self._threads: list[threading.Thread] = []
+        self._threads: set[threading.Thread] = set()  # the threads that count against _max
+        self._abandoned: set[threading.Thread] = set()
+        self._started = 0
         self._lock = threading.Lock()
         self._available = 0  # idle threads no queued job has claimed
         self._backlog = 0  # queued jobs no thread has claimed
@@ -37,32 +44,57 @@ class WorkerPool:
             if self._available:
                 self._available -= 1
             elif len(self._threads) < self._max:
-                thread = threading.Thread(
-                    target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True
-                )
-                self._threads.append(thread)
-                thread.start()
+                self._start_thread()
             else:
                 self._backlog += 1
         self._jobs.put((job, args))
 
+    def abandon(self, thread: threading.Thread) -> None:
+        """``thread``'s job overran: stop counting it, so a queued job gets a fresh thread; the
+        abandoned thread ends as soon as its job returns."""
+        with self._lock:
+            if thread not in self._threads:
+                return
+            self._threads.discard(thread)
+            self._abandoned.add(thread)
+            if self._backlog and not self._closed:
+                self._backlog -= 1
+                self._start_thread()
+
+    def _start_thread(self) -> None:
+        """Start one worker (the caller holds the lock and has accounted for its first job)."""
+        thread = threading.Thread(target=self._work, name=f"{self._name}-{self._started}",
+                                  daemon=True)
+        self._started += 1
+        self._threads.add(thread)
+        thread.start()
+
     def _work(self) -> None:
+        me = threading.current_thread()
         while (item := self._jobs.get()) is not None:
             job, args = item
-            job(*args)
+            try:
+                job(*args)
+            except BaseException as exc:  # a job's crash must not take its thread's place
+                logger.opt(exception=exc).error("worker pool {}: a job raised", self._name)
             with self._lock:
+                if me in self._abandoned:
+                    self._abandoned.discard(me)
+                    return
                 if self._backlog:
                     self._backlog -= 1
                 else:
                     self._available += 1
 
     def shutdown(self, wait: bool) -> None:
-        """Let every thread end after its current job; ``wait`` joins them."""
+        """Let every thread end after its current job; ``wait`` joins them (abandoned ones
+        included)."""
         with self._lock:
             self._closed = True
             threads = list(self._threads)
+            abandoned = list(self._abandoned)
         for _ in threads:
             self._jobs.put(None)
         if wait:
-            for thread in threads:
+            for thread in threads + abandoned:
                 thread.join()

@@ -86,20 +86,9 @@ class TeamConfig(BaseModel):
     @classmethod
     def from_yaml(cls, path: str | Path, *, tools: ToolRegistry | None = None) -> TeamConfig:
         """Load a team from a YAML file; every problem names the file and the place in it."""
-        import yaml  # only teams from files need it; keeps ``import autobyteus_like`` light
+        from autobyteus_like.team.yaml_source import load_yaml  # PyYAML only for files
 
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(path, [f"cannot read the file: {exc.strerror or exc}"]) from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise ConfigError(path, [f"{where}invalid YAML: {problem}"]) from None
+        data = load_yaml(path)
         return cls.from_data(data, source=str(path), tools=tools)
 
 

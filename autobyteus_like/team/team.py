@@ -47,6 +47,7 @@ class AgentTeam:
         self._lock = threading.Condition()
         self._in_flight = 0
         self._stopping = False
+        self._stopped_busy = False  # stopped while a message was still in flight
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
         self.agents: dict[str, Agent] = {}
@@ -94,6 +95,7 @@ class AgentTeam:
         """Stop every member, leaving no thread."""
         with self._lock:
             self._stopping = True
+            self._stopped_busy = self._in_flight > 0
         for agent in self.agents.values():
             agent.stop()
         self._publisher.close()
@@ -193,13 +195,16 @@ class AgentTeam:
     def run(self, message: str, timeout: float | None = None) -> str:
         """Give the coordinator a message and return its final answer once the team is quiet.
 
-        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds, and
-        ``AgentTurnError`` if the coordinator's last turn failed.
+        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds,
+        ``AgentStoppedError`` if the team is stopped first, and ``AgentTurnError`` if the
+        coordinator's last turn failed.
         """
         self.send(message)
-        if not self.wait_quiescent(timeout):
-            raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s")
         with self._lock:
+            if not self._lock.wait_for(lambda: self._in_flight == 0 or self._stopping, timeout):
+                raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s")
+            if self._stopped_busy:  # an answer given before the stop was not the final one
+                raise AgentStoppedError(f"team {self.name!r} stopped before the run finished")
             coordinator = self.config.coordinator
             error, answer = self._errors.get(coordinator), self._answers.get(coordinator, "")
         if error is not None:

@@ -34,6 +34,9 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[ToolLike] = ()) -> None:
         self._tools: dict[str, ToolDefinition] = {}
+        if isinstance(tools, str | bytes | dict) or not isinstance(tools, Iterable):
+            raise ToolDeclarationError(
+                f"expected a ToolRegistry or an iterable of tools, got {type(tools).__name__}")
         for item in tools:
             self.add(item)
 

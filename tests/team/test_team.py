@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from autobyteus_like import (
     AgentConfig,
+    AgentStoppedError,
     AgentTeam,
     AgentTurnError,
     ScriptedLLM,
@@ -15,7 +18,7 @@ from autobyteus_like import (
     ToolRegistry,
     tool,
 )
-from autobyteus_like.events import TurnCompleted
+from autobyteus_like.events import ToolStarted, TurnCompleted
 from autobyteus_like.team import MessageDelivered, TeamQuiescent
 
 
@@ -113,3 +116,34 @@ def test_names_resolve_against_the_given_registry():
         assert team.run("go", timeout=10) == "pinged"
     with pytest.raises(ValueError, match="unknown tool 'ping'"):
         AgentTeam(config)
+
+
+def test_stopping_a_team_while_run_waits_raises_instead_of_answering_early():
+    release = threading.Event()
+
+    @tool
+    def slow_job() -> str:
+        """Works until released."""
+        release.wait(30)
+        return "finished"
+
+    lead = member("lead", [send("helper", "do the slow job"), "asked the helper"])
+    helper = AgentConfig(name="helper", llm=ScriptedLLM(
+        [json.dumps({"name": "slow_job", "arguments": {}}), "done"]),
+        tools=["send_message_to", slow_job], tool_format="json")
+    team = AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, helper]))
+    try:
+        with team, ThreadPoolExecutor(1) as pool:
+            events = team.events()
+            running = pool.submit(team.run, "go", 30)
+            while not isinstance(event := events.get(timeout=10), ToolStarted):
+                assert event is not None
+            team.stop()  # the lead has answered "asked the helper"; the helper is still busy
+            with pytest.raises(AgentStoppedError, match="stopped before the run finished"):
+                running.result(10)
+    finally:
+        release.set()
+        for thread in threading.enumerate():
+            if thread.name.startswith("helper-tool"):
+                thread.join(10)
+
