@@ -51,10 +51,12 @@ def test_a_broken_tools_module_is_one_line_and_exit_2(case, command, tmp_path, c
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The installed command in a subprocess, with its peak memory reported on stdout."""
     code = textwrap.dedent(f"""
-        import resource, sys
+        import re, sys
         from autobyteus_like.cli import main
         code = main({list(args)!r})
-        print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec
+        status = open("/proc/self/status").read()
+        print("maxrss_kb", re.search(r"VmHWM:\\s+(\\d+)", status).group(1))
         sys.exit(code)
     """)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
