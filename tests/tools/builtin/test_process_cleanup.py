@@ -113,6 +113,7 @@ time.sleep(60)
 def test_a_bounded_fork_tree_half_in_new_sessions_is_killed_on_return(run, tmp_path,
                                                                       left_behind):
     pids = tmp_path / "pids"
+    pids.touch()
     fanout, depth = 4, 3
     bomb = f"""
 import os, time
@@ -133,7 +134,7 @@ while len(open({str(pids)!r}).read().split()) < expected:
     time.sleep(0.01)  # the tree's owner waits for its tree (a test script, not our code)
 """
     result = run("terminal.run", cmd=[sys.executable, "-c", bomb], timeout_ms=20000)
-    assert result["exit_code"] == 0
+    assert result["exit_code"] == 0, result["stderr"]
     assert len(recorded(pids)) == 84
     assert left_behind() == []
 

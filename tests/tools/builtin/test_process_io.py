@@ -59,6 +59,14 @@ def test_the_child_gets_stdin_from_dev_null(run):
     assert result["stdout"] == f"{os.devnull}\n"
 
 
+def test_the_command_inherits_no_descriptor_beyond_the_three_streams(run):
+    # An inherited output file would let it write past the cap; the supervisor's report pipe
+    # would let it forge its result.
+    code = "import os; print(sorted(map(int, os.listdir('/proc/self/fd'))))"
+    result = run("terminal.run", cmd=[sys.executable, "-c", code])
+    assert result["stdout"] == "[0, 1, 2, 3]\n"  # 3: the directory listdir has open
+
+
 def test_empty_arguments_are_arguments(run):
     assert run("terminal.run", cmd=["printf", "[%s][%s]", "", "x"])["stdout"] == "[][x]"
 
@@ -72,9 +80,14 @@ def test_arguments_the_os_cannot_take_are_invalid_args(run, cmd):
     with pytest.raises(ToolFailure) as caught:
         run("terminal.run", cmd=cmd)
     assert caught.value.code is ErrorCode.INVALID_ARGS
-    with pytest.raises(ToolFailure) as in_code:
+    assert "cmd[" in caught.value.message
+
+
+def test_code_the_os_cannot_take_is_invalid_args(run):
+    with pytest.raises(ToolFailure) as caught:
         run("python.exec", code="print('a\x00b')")
-    assert in_code.value.code is ErrorCode.INVALID_ARGS
+    assert caught.value.code is ErrorCode.INVALID_ARGS
+    assert "code contains a NUL byte" in caught.value.message
 
 
 def test_programs_that_cannot_run_are_not_found(run, tmp_path):
