@@ -106,5 +106,8 @@ class AnthropicLLM(LLM):
                     stop_reason = event.delta.stop_reason or stop_reason
             if cancel.is_set():
                 return
+            if stop_reason is None:  # the connection ended cleanly, but the message did not
+                raise call.failure("the stream ended before the message did (no stop_reason; "
+                                   "cut off on the way?)")
             yield LLMChunk(usage=usage.total(), finish_reason=finish_reasons.anthropic(stop_reason),
                            provider_finish_reason=stop_reason)

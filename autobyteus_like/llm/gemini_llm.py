@@ -11,9 +11,9 @@ timeout on every phase, so a TCP connect that hangs is bounded by it too.
 from __future__ import annotations
 
 import importlib
-import itertools
 import threading
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 from autobyteus_like.llm import finish_reasons
@@ -58,8 +58,8 @@ class GeminiLLM(LLM):
         self.model = model
         self._types = types
         self._retry = RetryPolicy(max_retries, initial_delay_s=retry_initial_delay_s)
-        transport_errors = _transport_errors()
-        self._read_failure = lambda exc: read_genai(errors, transport_errors, exc)
+        httpx_modules = _httpx_modules()
+        self._read_failure = lambda exc: read_genai(errors, httpx_modules, exc)
         options = types.HttpOptions(  # no retry_options: ProviderCall retries, cancellably
             base_url=base_url, timeout=int(timeout_s * 1000), client_args=client_options(),
         )
@@ -80,22 +80,19 @@ class GeminiLLM(LLM):
             config["automatic_function_calling"] = {"disable": True}
         contents = encode_contents(request, names)
 
-        def start() -> tuple[Iterator[Any], Any]:
-            # The SDK sends the request when its generator is first advanced.
-            chunks = iter(self._client.models.generate_content_stream(
+        def start() -> _FirstChunkRead:
+            return _FirstChunkRead(iter(self._client.models.generate_content_stream(
                 model=self.model, contents=contents,
                 config=self._types.GenerateContentConfig(**config),
-            ))
-            return chunks, next(chunks, None)
+            )))
 
-        usage, finish, made_calls = None, None, False
+        usage, finish, blocked, made_calls = None, None, None, False
         with ProviderCall(self.provider.value, self.model, cancel, self._retry,
                           self._read_failure) as call:
-            opened = call.open(start)
-            if opened is None:
+            stream = call.open(start)
+            if stream is None:
                 return
-            rest, first = opened
-            for chunk in itertools.chain([first] if first else [], call.iterate(rest)):
+            for chunk in call.iterate(stream):
                 for candidate in chunk.candidates or ():
                     parts = candidate.content.parts if candidate.content else None
                     for part in parts or ():
@@ -112,10 +109,34 @@ class GeminiLLM(LLM):
                         finish = _enum_value(candidate.finish_reason)
                 if chunk.usage_metadata is not None:
                     usage = _usage(chunk.usage_metadata)
+                feedback = chunk.prompt_feedback
+                if feedback is not None and feedback.block_reason is not None:
+                    blocked = _enum_value(feedback.block_reason)  # the prompt itself, refused
             if cancel.is_set():
                 return
-            yield LLMChunk(usage=usage, finish_reason=finish_reasons.gemini(finish, made_calls),
-                           provider_finish_reason=finish)
+            normal = (finish_reasons.CONTENT_FILTER if blocked
+                      else finish_reasons.gemini(finish, made_calls))
+            yield LLMChunk(usage=usage, finish_reason=normal,
+                           provider_finish_reason=blocked or finish)
+
+
+class _FirstChunkRead:
+    """google-genai's stream with its first chunk read already: the SDK sends the request only
+    when its generator is first advanced, and sending belongs to the retried part of a call."""
+
+    def __init__(self, chunks: Iterator[Any]) -> None:
+        self._chunks = chunks
+        self._first = next(chunks, None)
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._first is not None:
+            yield self._first
+        yield from self._chunks
+
+    def close(self) -> None:
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
 
 
 def _usage(metadata: Any) -> TokenUsage:
@@ -134,13 +155,13 @@ def _enum_value(value: Any) -> str:
     return str(getattr(value, "value", value))
 
 
-def _transport_errors() -> tuple[type[Exception], ...]:
-    """The network errors google-genai lets through unwrapped: httpx's, of whichever of
-    httpx2 and httpx is installed."""
+def _httpx_modules() -> list[ModuleType]:
+    """google-genai lets httpx's network errors through unwrapped, from whichever of httpx2
+    and httpx it was given."""
     found = []
     for name in ("httpx2", "httpx"):
         try:
-            found.append(importlib.import_module(name).TransportError)
+            found.append(importlib.import_module(name))
         except ImportError:
             continue
-    return tuple(found)
+    return found

@@ -85,17 +85,26 @@ class ProviderCall:
         self._streams.append(stream)
         return self._items(iter(stream))
 
+    def failure(self, reason: str) -> LLMError:
+        """The error for a response the SDK accepted but the provider's protocol does not."""
+        return self._error(Failure(reason))
+
     def _items(self, items: Iterator[T]) -> Iterator[T]:
+        count = 0
         while not self.cancel.is_set():
             try:
                 with self._watch.active():  # a later request (google-genai continuations)
                     item = next(items)
             except StopIteration:
+                if count == 0:  # every provider's stream has at least one event
+                    raise self.failure("the response held no stream events (is base_url "
+                                       "this provider's API?)") from None
                 return
             except Exception as exc:
                 if self.cancel.is_set():
                     return
                 raise self._error(self._read(exc)) from exc
+            count += 1
             yield item
 
     def _read(self, exc: Exception) -> Failure:

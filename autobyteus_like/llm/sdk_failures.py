@@ -67,10 +67,9 @@ def read_stainless(sdk: ModuleType, exc: Exception) -> Failure:
     return _unexpected(exc)
 
 
-def read_genai(errors: ModuleType, transport_errors: tuple[type[Exception], ...],
-               exc: Exception) -> Failure:
-    """An exception of google-genai (``errors`` is ``google.genai.errors``), or one of the
-    httpx ``transport_errors`` it lets through."""
+def read_genai(errors: ModuleType, httpx_modules: list[ModuleType], exc: Exception) -> Failure:
+    """An exception of google-genai (``errors`` is ``google.genai.errors``), or a network
+    error of httpx (any of ``httpx_modules``: httpx2, httpx), which it lets through."""
     if isinstance(exc, errors.APIError):
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None) or {}
@@ -78,9 +77,9 @@ def read_genai(errors: ModuleType, transport_errors: tuple[type[Exception], ...]
         if isinstance(exc.code, int) and exc.code >= 400:
             return _status_failure(exc.code, headers, exc.message, url)
         return _stream_failure(exc.code, exc.message, url)
-    if isinstance(exc, transport_errors):
+    if isinstance(exc, tuple(module.TransportError for module in httpx_modules)):
         url = _url(_request_of(exc))
-        if "Timeout" in type(exc).__name__:
+        if isinstance(exc, tuple(module.TimeoutException for module in httpx_modules)):
             return Failure("timed out", url=url, retryable=True)
         return Failure(_cause_text(exc) or "connection error", url=url, retryable=True)
     return _unexpected(exc)

@@ -133,7 +133,9 @@ class ReplayServer:
         if tls is not None:  # serve https (the handshake happens on accept)
             self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._scheme = "https" if tls is not None else "http"
-        self._thread = threading.Thread(target=self._server.serve_forever, name="replay-server")
+        # a short poll interval: shutdown() waits for the serving loop to look up
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
+                                        name="replay-server")
 
     @property
     def base_url(self) -> str:

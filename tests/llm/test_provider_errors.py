@@ -5,6 +5,7 @@ exactly as far as they should."""
 from __future__ import annotations
 
 import socket
+import threading
 
 import anthropic
 import google.genai.errors
@@ -15,7 +16,7 @@ from autobyteus_like.llm import LLMError, LLMRequest, Message
 from autobyteus_like.llm.anthropic_llm import AnthropicLLM
 from autobyteus_like.llm.gemini_llm import GeminiLLM
 from autobyteus_like.llm.openai_llm import OpenAILLM
-from tests.llm.provider_helpers import collect
+from tests.llm.provider_helpers import PROVIDERS, collect
 from tests.llm.replay_server import Failure, Hang, Recorded, ReplayServer, Stream, fixture
 
 HELLO = LLMRequest("", (Message("user", "hi"),))
@@ -83,12 +84,14 @@ def test_the_server_decides_with_x_should_retry_and_a_long_retry_after():
     assert len(server.requests) == 2
 
 
-def test_a_server_that_never_answers_times_out():
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_server_that_never_answers_times_out(provider: str):
     with ReplayServer([Hang()]) as server:
-        error = failure_of(OpenAILLM("m", base_url=server.base_url, timeout_s=0.3,
-                                     max_retries=0))
-    assert str(error) == f"openai m: timed out: {server.base_url}/chat/completions"
-    assert isinstance(error.__cause__, openai.APITimeoutError)
+        llm = PROVIDERS[provider](server, timeout_s=0.3, max_retries=0)
+        error = failure_of(llm)
+    root = server.base_url.removesuffix("/v1")
+    assert str(error).startswith(f"{provider} {llm.model}: timed out: {root}/")
+    assert (error.status, error.attempts) == (None, 1)
 
 
 def test_gemini_errors_are_llm_errors_too():
@@ -118,3 +121,45 @@ def test_a_malformed_stream_is_an_llm_error_not_a_json_traceback():
         error = failure_of(OpenAILLM("m", base_url=server.base_url))
     assert str(error).startswith("openai m: unexpected JSONDecodeError: ")
     assert isinstance(error.__cause__, ValueError)
+
+
+NOT_A_STREAM = {
+    "a web page": Recorded(b"<html><body>Welcome to nginx!</body></html>\n",
+                           content_type="text/html"),
+    "a whole JSON completion": Recorded(
+        b'{"id": "x", "choices": [{"message": {"content": "hi"}}]}',
+        content_type="application/json"),
+}
+
+
+@pytest.mark.parametrize("body", NOT_A_STREAM)
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_base_url_that_is_not_the_api_is_an_error_not_an_empty_answer(provider: str,
+                                                                         body: str):
+    with ReplayServer([NOT_A_STREAM[body]]) as server:
+        error = failure_of(PROVIDERS[provider](server, max_retries=0))
+    assert str(error).endswith(": the response held no stream events (is base_url this "
+                               "provider's API?)")
+
+
+def test_gemini_reading_a_web_page_is_an_error_too():
+    with ReplayServer([NOT_A_STREAM["a web page"]]) as server:
+        error = failure_of(PROVIDERS["gemini"](server, max_retries=0))
+    assert "Welcome to nginx!" in str(error)
+
+
+def test_an_anthropic_stream_that_ends_before_its_message_is_an_error():
+    cut = fixture("anthropic/text")[:5]  # text came, then the connection closed cleanly
+    with ReplayServer([Stream(cut, named=True, done=False)]) as server:
+        error = failure_of(PROVIDERS["anthropic"](server))
+    assert str(error) == ("anthropic claude-sonnet-5: the stream ended before the message did "
+                          "(no stop_reason; cut off on the way?)")
+
+
+def test_a_prompt_gemini_blocks_is_reported_as_content_filter():
+    blocked = [{"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+                "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12}}]
+    with ReplayServer([Stream(blocked, done=False)]) as server:
+        chunks = list(PROVIDERS["gemini"](server).stream(HELLO, threading.Event()))
+    assert [(c.finish_reason, c.provider_finish_reason) for c in chunks] == [
+        ("content_filter", "PROHIBITED_CONTENT")]
