@@ -100,12 +100,24 @@ class LLMResponseCompleted(AgentEvent):
     request_no: int
     text: str = ""
     input_tokens: int | None = None
+    """Everything the model read, cached tokens included (None: not reported)."""
     output_tokens: int | None = None
+    """Everything the model wrote, reasoning included."""
+    reasoning_tokens: int | None = None
+    """The part of ``output_tokens`` spent reasoning, where the provider says."""
+    cached_input_tokens: int | None = None
+    """The part of ``input_tokens`` read from the provider's cache, where it says."""
+    finish_reason: str | None = None
+    """Why the response ended: "stop", "length" (cut off at max_tokens), "tool_calls",
+    "content_filter", or another provider value as given (None: not reported)."""
+    provider_finish_reason: str | None = None
+    """The same, exactly as the provider said it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMRequestFailed(AgentEvent):
-    """The LLM call raised; the turn ends with this error."""
+    """The LLM call raised; the turn ends with this error. A provider's failure has
+    ``error_type`` "LLMError" and a message naming provider, model, status and attempts."""
 
     request_no: int
     error: str

@@ -14,7 +14,7 @@ from autobyteus_like.events import (
     LLMResponseCompleted,
 )
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 
 __all__ = ["LLMWorker", "StreamRequest"]
 
@@ -52,12 +52,14 @@ class LLMWorker(FastInboxActor):
         if not isinstance(message, StreamRequest):
             return
         number = message.request_no
-        usage, last = None, ""
+        usage, last, finished = None, "", LLMChunk()
         try:
             for chunk in self._llm.stream(message.request, self._cancel):
                 if self._cancel.is_set():
                     return
                 usage = chunk.usage or usage
+                if chunk.finish_reason is not None:
+                    finished = chunk
                 if chunk.final:
                     last = chunk.text
                 if chunk.tool_calls or (chunk.text and not chunk.final):
@@ -74,4 +76,8 @@ class LLMWorker(FastInboxActor):
             agent=self._agent, request_no=number, text=last,
             input_tokens=usage.input_tokens if usage else None,
             output_tokens=usage.output_tokens if usage else None,
+            reasoning_tokens=usage.reasoning_tokens if usage else None,
+            cached_input_tokens=usage.cached_input_tokens if usage else None,
+            finish_reason=finished.finish_reason,
+            provider_finish_reason=finished.provider_finish_reason,
         ))

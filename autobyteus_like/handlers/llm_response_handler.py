@@ -3,10 +3,17 @@
 Text goes to subscribers; each completed call gets the next result slot and becomes a pending
 invocation at once (tools may start before the LLM finishes); each malformed call gets a slot
 with a PARSE_ERROR result, so the LLM sees what to fix in the next request.
+
+A response cut off at the max_tokens limit (finish reason "length") is said so plainly, since
+otherwise it looks like a malformed call: the calls that came back broken get results saying
+the output was cut off, and when none did, the assistant message in the history (which the
+next request carries) and the turn's answer end with a note. Native calls with broken
+arguments are therefore reported when the response completes, when the reason is known.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from autobyteus_like.events import (
@@ -20,7 +27,8 @@ from autobyteus_like.events import (
     ToolCallParseFailed,
     ToolResultReceived,
 )
-from autobyteus_like.handlers.context import AgentContext, SlotState, TurnState
+from autobyteus_like.handlers.context import AgentContext, TurnState
+from autobyteus_like.llm.finish_reasons import LENGTH
 from autobyteus_like.llm.messages import Message, NativeToolCall
 from autobyteus_like.parsers.events import (
     ParseErrorInfo,
@@ -31,11 +39,24 @@ from autobyteus_like.parsers.events import (
 )
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 
-__all__ = ["LLMResponseHandler"]
+__all__ = ["CUT_OFF", "LLMResponseHandler"]
+
+CUT_OFF = "your output was cut off at the max_tokens limit"
+"""What the LLM is told about a response that hit its output limit."""
+_ANSWER_NOTE = "[the answer was cut off at the max_tokens limit]"
+
+_Held = tuple[ParseErrorInfo, ToolInvocation]
 
 
 class LLMResponseHandler:
-    """Handles ``LLMChunkReceived``, ``LLMResponseCompleted`` and ``LLMRequestFailed``."""
+    """Handles ``LLMChunkReceived``, ``LLMResponseCompleted`` and ``LLMRequestFailed``.
+
+    One per agent (``default_handlers`` makes a fresh one): it holds the broken native calls
+    of the response in progress until that response completes.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[str, int], list[_Held]] = {}
 
     def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
         turn = ctx.turn
@@ -49,15 +70,28 @@ class LLMResponseHandler:
             for native in event.tool_calls:
                 self._native(native, ctx, turn)
         elif isinstance(event, LLMResponseCompleted):
-            self._parsed(turn.parser.finish(), ctx, turn)
+            cut_off = event.finish_reason == LENGTH
+            held = self._held.pop((ctx.name, turn.request_no), [])
+            finished = turn.parser.finish()
+            self._parsed(finished, ctx, turn, cut_off=cut_off)
+            for error, placeholder in held:
+                self._report(error, placeholder, ctx, cut_off=cut_off)
+            broken = bool(held) or any(isinstance(e, ToolCallFailed) for e in finished)
+            content = "".join(turn.response)
+            if cut_off and not broken:
+                content += f"\n\n[{CUT_OFF}]"
+                if not turn.slots:
+                    turn.prose.append(f"\n\n{_ANSWER_NOTE}")
             turn.response_done = True
             calls = tuple(slot.invocation for slot in turn.slots) if ctx.native else ()
-            ctx.messages.append(Message("assistant", "".join(turn.response), tool_calls=calls))
+            ctx.messages.append(Message("assistant", content, tool_calls=calls))
             ctx.advance()
         elif isinstance(event, LLMRequestFailed):
+            self._held.pop((ctx.name, turn.request_no), None)
             ctx.complete_turn("", f"the LLM call failed: {event.error_type}: {event.error}")
 
-    def _parsed(self, events: list[ParseEvent], ctx: AgentContext, turn: TurnState) -> None:
+    def _parsed(self, events: list[ParseEvent], ctx: AgentContext, turn: TurnState,
+                cut_off: bool = False) -> None:
         for parsed in events:
             if isinstance(parsed, TextDelta):
                 turn.prose.append(parsed.text)
@@ -65,22 +99,27 @@ class LLMResponseHandler:
             elif isinstance(parsed, ToolCallCompleted):
                 self._call(parsed.invocation, ctx)
             elif isinstance(parsed, ToolCallFailed):
-                self._failed(parsed.error, ctx)
+                self._report(parsed.error, self._reserve(parsed.error, ctx), ctx,
+                             cut_off=cut_off)
 
     def _native(self, call: NativeToolCall, ctx: AgentContext, turn: TurnState) -> None:
         """A provider's structured call: arguments that are not a JSON object become an
-        ``invalid_json`` error result the model sees, never a crash (seed 002 section 7)."""
+        ``invalid_json`` error result the model sees, never a crash (seed 002 section 7).
+        It keeps its place among the calls now; its result waits for the end of the response,
+        which says whether the arguments were cut off."""
         try:
             arguments = json.loads(call.arguments) if call.arguments.strip() else {}
             problem = "" if isinstance(arguments, dict) else "are not a JSON object"
         except ValueError as exc:
             arguments, problem = {}, f"are not valid JSON ({exc})"
         if problem:
-            self._failed(ParseErrorInfo(
+            error = ParseErrorInfo(
                 message=f"invalid_json: the arguments of {call.name!r} {problem}",
                 snippet=call.arguments[:240], index=len(turn.slots), format="native",
                 name=call.name, id=call.id,
-            ), ctx)
+            )
+            held = self._held.setdefault((ctx.name, turn.request_no), [])
+            held.append((error, self._reserve(error, ctx)))
             return
         self._call(ctx.native_calls.build(call.name, arguments, call.id), ctx)
 
@@ -91,7 +130,8 @@ class LLMResponseHandler:
         ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
 
     @staticmethod
-    def _failed(error: ParseErrorInfo, ctx: AgentContext) -> None:
+    def _reserve(error: ParseErrorInfo, ctx: AgentContext) -> ToolInvocation:
+        """The failed call's slot, in its place among the response's calls."""
         name = error.name or "unknown"
         placeholder = ToolInvocation(
             id=ctx.ids.claim(error.id) if error.id else ctx.ids.allocate(
@@ -99,12 +139,24 @@ class LLMResponseHandler:
             ),
             name=name,
         )
-        slot = ctx.add_slot(placeholder)
-        slot.state = SlotState.PENDING
+        ctx.add_slot(placeholder)  # PENDING until its result arrives
+        return placeholder
+
+    @staticmethod
+    def _report(error: ParseErrorInfo, placeholder: ToolInvocation, ctx: AgentContext,
+                *, cut_off: bool) -> None:
+        """The failed call's PARSE_ERROR result: what to fix, or that the output was cut off."""
+        if cut_off:
+            error = dataclasses.replace(
+                error, message=f"{CUT_OFF}, so this call came back incomplete ({error.message})")
+            suggestion = ("make the call again with less output (shorter arguments), or split "
+                          "the work into several smaller calls")
+        elif error.format != "native":
+            suggestion = (f"write the call again in the {error.format} format shown in the "
+                          "instructions")
+        else:
+            suggestion = "call the tool again with a JSON object of arguments"
         ctx.emit(ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id))
         ctx.emit(ToolResultReceived(agent=ctx.name, result=ToolResult.failure(
-            placeholder, ErrorCode.PARSE_ERROR, error.message,
-            suggestion=f"write the call again in the {error.format} format shown in "
-                       "the instructions" if error.format != "native" else
-                       "call the tool again with a JSON object of arguments",
+            placeholder, ErrorCode.PARSE_ERROR, error.message, suggestion=suggestion,
         )))

@@ -1,8 +1,9 @@
 """AnthropicLLM: Claude models on the official SDK's streaming Messages API.
 
-The SDK is an optional extra, imported only when such an LLM is made. Retries with backoff on
-429/5xx and the request timeout are the SDK's (``max_retries``, ``timeout_s``); cancelling
-closes the stream.
+The SDK is an optional extra, imported only when such an LLM is made. A ``ProviderCall``
+retries 408/409/429/5xx (529 overloaded included) and connection errors with backoff
+(``max_retries``), cuts the connection when cancelled (even before the response headers), and
+turns failures into ``LLMError``; requests time out after ``timeout_s``.
 """
 
 from __future__ import annotations
@@ -11,16 +12,21 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from autobyteus_like.llm import finish_reasons
 from autobyteus_like.llm.anthropic_wire import (
     AnthropicToolCallDecoder,
+    AnthropicUsage,
     encode_messages,
     encode_tools,
 )
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.cancellation import cut_connection, on_cancel
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
+from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest
+from autobyteus_like.llm.provider_call import ProviderCall
 from autobyteus_like.llm.provider_setup import api_key as api_key_value
 from autobyteus_like.llm.provider_setup import import_sdk
+from autobyteus_like.llm.retry_policy import RetryPolicy
+from autobyteus_like.llm.sdk_failures import read_stainless
 from autobyteus_like.llm.wire_names import WireNames
 from autobyteus_like.providers import LLMProvider
 
@@ -47,8 +53,13 @@ class AnthropicLLM(LLM):
         key = api_key_value("anthropic", api_key, api_key_env or "ANTHROPIC_API_KEY")
         anthropic = import_sdk("anthropic", "anthropic", "anthropic", "Anthropic")
         self.model = model
-        self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s,
-                                           max_retries=max_retries)
+        self._sdk = anthropic
+        self._retry = RetryPolicy(max_retries)
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=base_url, max_retries=0,  # ProviderCall retries, cancellably
+            timeout=anthropic.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
+            http_client=anthropic.DefaultHttpxClient(**client_options()),
+        )
         self._options: dict[str, Any] = {"max_tokens": max_tokens or 4096}
         if temperature is not None:
             self._options["temperature"] = temperature
@@ -67,16 +78,18 @@ class AnthropicLLM(LLM):
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         decoder = AnthropicToolCallDecoder(WireNames(tool.name for tool in request.tools))
-        stream = self._client.messages.create(**self.request_body(request))
-        input_tokens = 0
-        forget = on_cancel(cancel, cut_connection(stream.response))
-        try:
-            for event in stream:
-                if cancel.is_set():
-                    return
+        body = self.request_body(request)
+        usage = AnthropicUsage()
+        stop_reason = None
+        with ProviderCall(self.provider.value, self.model, cancel, self._retry,
+                          lambda exc: read_stainless(self._sdk, exc)) as call:
+            stream = call.open(lambda: self._client.messages.create(**body))
+            if stream is None:
+                return
+            for event in call.iterate(stream):
                 kind = event.type
                 if kind == "message_start":
-                    input_tokens = event.message.usage.input_tokens or 0
+                    usage.add(event.message.usage)
                 elif kind == "content_block_start":
                     decoder.start(event.index, event.content_block)
                 elif kind == "content_block_delta":
@@ -85,11 +98,16 @@ class AnthropicLLM(LLM):
                     elif event.delta.type == "input_json_delta":
                         decoder.delta(event.index, event.delta.partial_json)
                 elif kind == "content_block_stop":
-                    call = decoder.stop(event.index)
-                    if call is not None:
-                        yield LLMChunk(tool_calls=(call,))
-                elif kind == "message_delta" and event.usage is not None:
-                    yield LLMChunk(usage=TokenUsage(input_tokens, event.usage.output_tokens or 0))
-        finally:
-            forget()
-            stream.close()
+                    tool_call = decoder.stop(event.index)
+                    if tool_call is not None:
+                        yield LLMChunk(tool_calls=(tool_call,))
+                elif kind == "message_delta":
+                    usage.add(event.usage)
+                    stop_reason = event.delta.stop_reason or stop_reason
+            if cancel.is_set():
+                return
+            if stop_reason is None:  # the connection ended cleanly, but the message did not
+                raise call.failure("the stream ended before the message did (no stop_reason; "
+                                   "cut off on the way?)")
+            yield LLMChunk(usage=usage.total(), finish_reason=finish_reasons.anthropic(stop_reason),
+                           provider_finish_reason=stop_reason)

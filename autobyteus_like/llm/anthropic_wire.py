@@ -1,5 +1,6 @@
 """The Anthropic Messages wire format (seed 002 adapters): request bodies from our messages and
-tool definitions, and the decoder that assembles ``input_json_delta`` by content block."""
+tool definitions, the decoder that assembles ``input_json_delta`` by content block, and the
+streamed usage."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from autobyteus_like.llm.messages import LLMRequest, NativeToolCall
+from autobyteus_like.llm.messages import LLMRequest, NativeToolCall, TokenUsage
 from autobyteus_like.llm.openai_wire import result_text
 from autobyteus_like.llm.wire_names import WireNames
 
-__all__ = ["AnthropicToolCallDecoder", "encode_messages", "encode_tools"]
+__all__ = ["AnthropicToolCallDecoder", "AnthropicUsage", "encode_messages", "encode_tools"]
+
+_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens",
+           "cache_creation_input_tokens")
 
 
 def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
@@ -84,3 +88,37 @@ class AnthropicToolCallDecoder:
             return None
         arguments = "".join(block.json) or json.dumps(block.start_input)
         return NativeToolCall(block.id, self._names.name(block.name), arguments)
+
+
+class AnthropicUsage:
+    """A response's usage: ``message_start`` gives the first counts; ``message_delta`` counts
+    are cumulative and win where present (a turn with server tools, web search for one, reads
+    far more input than it started with)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._thinking: int | None = None
+
+    def add(self, usage: Any) -> None:
+        """Take the ``usage`` of a ``message_start`` message or a ``message_delta``."""
+        for name in _COUNTS:
+            value = getattr(usage, name, None)
+            if isinstance(value, int):
+                self._counts[name] = value
+        thinking = getattr(getattr(usage, "output_tokens_details", None), "thinking_tokens", None)
+        if isinstance(thinking, int):
+            self._thinking = thinking
+
+    def total(self) -> TokenUsage | None:
+        """The counts in the common meaning: input includes cache reads and writes (Anthropic
+        counts them apart), output includes thinking (as Anthropic does)."""
+        if not self._counts:
+            return None
+        counts = self._counts
+        read = counts.get("cache_read_input_tokens")
+        return TokenUsage(
+            counts.get("input_tokens", 0) + (read or 0)
+            + counts.get("cache_creation_input_tokens", 0),
+            counts.get("output_tokens", 0),
+            reasoning_tokens=self._thinking, cached_input_tokens=read,
+        )

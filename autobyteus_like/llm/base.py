@@ -20,4 +20,5 @@ class LLM(ABC):
 
     @abstractmethod
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
-        """Yield the response in chunks; stop early when ``cancel`` is set."""
+        """Yield the response in chunks, the last with its usage and finish reason; stop early
+        (quietly) when ``cancel`` is set; fail with ``LLMError``."""

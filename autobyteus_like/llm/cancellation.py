@@ -2,18 +2,17 @@
 
 Closing an HTTP stream from another thread does not wake a thread blocked reading it; shutting
 the socket down does. A ``Cancellation`` runs the callbacks providers register (cut this
-connection) when it is set, so stopping an agent mid-stream is prompt and leaves no thread.
+connection: ``connection_watch``) when it is set, so stopping an agent is prompt and leaves no
+thread, whether the call waits for its response or is mid-stream.
 """
 
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 from collections.abc import Callable
-from typing import Any
 
-__all__ = ["Cancellation", "cut_connection", "on_cancel"]
+__all__ = ["Cancellation", "on_cancel"]
 
 
 class Cancellation(threading.Event):
@@ -51,19 +50,6 @@ def on_cancel(cancel: threading.Event, callback: Callable[[], None]) -> Callable
     if isinstance(cancel, Cancellation):
         return cancel.on_cancel(callback)
     return lambda: None
-
-
-def cut_connection(response: Any) -> Callable[[], None]:
-    """A callback that shuts down the socket under an httpx response (the SDKs' transport)."""
-
-    def cut() -> None:
-        extensions = getattr(response, "extensions", None) or {}
-        stream = extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if isinstance(sock, socket.socket):
-            sock.shutdown(socket.SHUT_RDWR)
-
-    return cut
 
 
 def _quietly(callback: Callable[[], None]) -> None:

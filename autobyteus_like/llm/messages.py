@@ -48,10 +48,17 @@ class NativeToolCall:
 
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
-    """Token counts, when the provider reports them."""
+    """Token counts, with one meaning for every provider.
+
+    ``input_tokens`` counts everything the model read, cached tokens included; ``output_tokens``
+    everything it wrote, reasoning included. ``reasoning_tokens`` and ``cached_input_tokens``
+    break those down; None where the provider does not say.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +71,8 @@ class LLMChunk:
     final: bool = False
     tool_calls: tuple[NativeToolCall, ...] = ()
     """Complete native tool calls (the decoder is the single assembler of deltas)."""
+    finish_reason: str | None = None
+    """Why the response ended, normalised (``finish_reasons``): "stop", "length" (cut off at
+    max_tokens), "tool_calls", "content_filter", or another provider value as given."""
+    provider_finish_reason: str | None = None
+    """The same, exactly as the provider said it (``end_turn``, ``MAX_TOKENS``, ...)."""

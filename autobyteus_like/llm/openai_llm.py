@@ -1,8 +1,9 @@
 """OpenAILLM: OpenAI and every OpenAI-compatible server, on the official SDK's Chat Completions.
 
-The SDK is an optional extra and is imported only when such an LLM is made. Retries with
-exponential backoff on 408/409/429/5xx and connection errors, and the request timeout, are
-the SDK's own (``max_retries``, ``timeout_s``); cancelling closes the stream.
+The SDK is an optional extra and is imported only when such an LLM is made. A ``ProviderCall``
+retries 408/409/429/5xx and connection errors with backoff (``max_retries``), cuts the
+connection when cancelled (even before the response headers), and turns failures into
+``LLMError``; requests time out after ``timeout_s``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from autobyteus_like.llm import finish_reasons
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.cancellation import cut_connection, on_cancel
+from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
 from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder, encode_messages, encode_tools
+from autobyteus_like.llm.provider_call import ProviderCall
 from autobyteus_like.llm.provider_setup import api_key as api_key_value
 from autobyteus_like.llm.provider_setup import import_sdk
+from autobyteus_like.llm.retry_policy import RetryPolicy
+from autobyteus_like.llm.sdk_failures import read_stainless
 from autobyteus_like.llm.wire_names import WireNames
 from autobyteus_like.providers import LLMProvider
 
@@ -59,9 +64,14 @@ class OpenAILLM(LLM):
         key = api_key_value(self.provider.value, api_key, api_key_env or default_env,
                             optional=local)
         openai = import_sdk("openai", "openai", "openai", "OpenAI")
-        self._client = openai.OpenAI(api_key=key or "not-needed",  # local servers ignore it
-                                     base_url=self.base_url, timeout=timeout_s,
-                                     max_retries=max_retries)
+        self._sdk = openai
+        self._retry = RetryPolicy(max_retries)
+        self._client = openai.OpenAI(
+            api_key=key or "not-needed",  # local servers ignore it
+            base_url=self.base_url, max_retries=0,  # ProviderCall retries, cancellably
+            timeout=openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
+            http_client=openai.DefaultHttpxClient(**client_options()),
+        )
         self._options: dict[str, Any] = {}
         if temperature is not None:
             self._options["temperature"] = temperature
@@ -85,23 +95,34 @@ class OpenAILLM(LLM):
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         names = WireNames(tool.name for tool in request.tools)
         decoder = OpenAIToolCallDecoder(names)
-        stream = self._client.chat.completions.create(**self.request_body(request))
-        forget = on_cancel(cancel, cut_connection(stream.response))
-        try:
-            for chunk in stream:
-                if cancel.is_set():
-                    return
+        body = self.request_body(request)
+        usage, finish = None, None
+        with ProviderCall(self.provider.value, self.model, cancel, self._retry,
+                          lambda exc: read_stainless(self._sdk, exc)) as call:
+            stream = call.open(lambda: self._client.chat.completions.create(**body))
+            if stream is None:
+                return
+            for chunk in call.iterate(stream):
                 if chunk.usage is not None:
-                    yield LLMChunk(usage=TokenUsage(chunk.usage.prompt_tokens or 0,
-                                                    chunk.usage.completion_tokens or 0))
+                    usage = _usage(chunk.usage)
                 for choice in chunk.choices:
                     if choice.delta.content:
                         yield LLMChunk(text=choice.delta.content)
                     if choice.delta.tool_calls:
                         decoder.add(choice.delta.tool_calls)
-            calls = decoder.finish()
-            if calls:
-                yield LLMChunk(tool_calls=calls)
-        finally:
-            forget()
-            stream.close()
+                    finish = choice.finish_reason or finish
+            if cancel.is_set():
+                return
+            yield LLMChunk(tool_calls=decoder.finish(), usage=usage,
+                           finish_reason=finish_reasons.openai(finish),
+                           provider_finish_reason=finish)
+
+
+def _usage(usage: Any) -> TokenUsage:
+    """Chat Completions usage: ``completion_tokens`` already include reasoning, and
+    ``prompt_tokens`` cached ones."""
+    completion = getattr(usage, "completion_tokens_details", None)
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    return TokenUsage(usage.prompt_tokens or 0, usage.completion_tokens or 0,
+                      reasoning_tokens=getattr(completion, "reasoning_tokens", None),
+                      cached_input_tokens=getattr(prompt, "cached_tokens", None))

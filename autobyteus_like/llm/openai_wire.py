@@ -78,12 +78,28 @@ def _field(obj: Any, key: str) -> Any:
 class _Partial:
     id: str | None = None
     name: str = ""
+    name_pieces: list[str] = field(default_factory=list)
     arguments: list[str] = field(default_factory=list)
+
+
+def _extended(gathered: str, piece: str | None) -> str:
+    """``gathered`` with ``piece`` added, unless the piece repeats (or restates) it."""
+    if not piece:
+        return gathered
+    return piece if piece.startswith(gathered) else gathered + piece
 
 
 class OpenAIToolCallDecoder:
     """Accumulates ``delta.tool_calls`` by ``index`` for one response; ``finish`` gives the
-    complete calls in index order. One decoder per call: nothing carries over."""
+    complete calls in index order. One decoder per call: nothing carries over.
+
+    OpenAI sends a call's ``id`` and ``function.name`` once, in its first delta; some
+    compatible servers (OpenRouter to Novita, for one) repeat both in every delta. A piece
+    that starts with what was gathered so far is therefore the whole value again, not more of
+    it; only a piece that does not is appended. Should a server ever split a name so that a
+    piece starts with the part before it, the plain concatenation is taken when it, and not
+    the other reading, is one of the request's tools.
+    """
 
     def __init__(self, names: WireNames) -> None:
         self._names = names
@@ -93,17 +109,26 @@ class OpenAIToolCallDecoder:
         """Take one chunk's ``delta.tool_calls`` (SDK objects or plain dicts)."""
         for delta in deltas or ():
             partial = self._calls.setdefault(_field(delta, "index") or 0, _Partial())
-            partial.id = _field(delta, "id") or partial.id
+            partial.id = _extended(partial.id or "", _field(delta, "id")) or None
             function = _field(delta, "function")
-            partial.name += _field(function, "name") or ""
+            piece = _field(function, "name")
+            if piece:
+                partial.name = _extended(partial.name, piece)
+                partial.name_pieces.append(piece)
             partial.arguments.append(_field(function, "arguments") or "")
 
     def finish(self) -> tuple[NativeToolCall, ...]:
         """The assembled calls; the decoder is empty afterwards."""
         calls = tuple(
-            NativeToolCall(id=partial.id, name=self._names.name(partial.name),
+            NativeToolCall(id=partial.id, name=self._names.name(self._name(partial)),
                            arguments="".join(partial.arguments))
             for _, partial in sorted(self._calls.items())
         )
         self._calls = {}
         return calls
+
+    def _name(self, partial: _Partial) -> str:
+        joined = "".join(partial.name_pieces)
+        if not self._names.knows(partial.name) and self._names.knows(joined):
+            return joined
+        return partial.name

@@ -19,10 +19,12 @@ __all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedReply", "ScriptedResp
 @dataclass(frozen=True)
 class ScriptedReply:
     """A scripted answer with native tool calls, as a provider's decoder would hand them over
-    (for agents with ``tool_format="native"``); ``text`` streams first."""
+    (for agents with ``tool_format="native"``); ``text`` streams first. ``finish_reason`` is
+    reported with the last chunk, as a provider would (``"length"``: cut off at max_tokens)."""
 
     text: str = ""
     tool_calls: tuple[NativeToolCall, ...] = field(default_factory=tuple)
+    finish_reason: str | None = None
 
 
 ScriptedResponse = str | ScriptedReply | Callable[[LLMRequest], "str | ScriptedReply"]
@@ -80,12 +82,16 @@ class ScriptedLLM(LLM):
             raise LLMError(f"scripted response {number + 1} is {type(reply).__name__}, "
                            "not text or a ScriptedReply")
         pieces = self._pieces(reply.text)
+        finish = reply.finish_reason
         for index, piece in enumerate(pieces):
             if cancel.is_set():
                 return
-            yield LLMChunk(text=piece, final=index == len(pieces) - 1 and not reply.tool_calls)
+            last = index == len(pieces) - 1 and not reply.tool_calls
+            yield LLMChunk(text=piece, final=last, finish_reason=finish if last else None,
+                           provider_finish_reason=finish if last else None)
         if reply.tool_calls:
-            yield LLMChunk(tool_calls=reply.tool_calls, final=True)
+            yield LLMChunk(tool_calls=reply.tool_calls, final=True, finish_reason=finish,
+                           provider_finish_reason=finish)
 
     def _pieces(self, text: str) -> list[str]:
         if self.chunk_size is None or not text:

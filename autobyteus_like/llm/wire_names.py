@@ -33,6 +33,10 @@ class WireNames:
         """The name to send (an unknown name is cleaned the same way)."""
         return self._to_wire.get(name) or _ILLEGAL.sub("_", name)[:64]
 
+    def knows(self, wire: str) -> bool:
+        """Whether ``wire`` is the wire name of one of this request's tools."""
+        return wire in self._from_wire
+
     def name(self, wire: str) -> str:
         """The tool name a wire name stands for (unknown names come back as they are)."""
         return self._from_wire.get(wire, wire)

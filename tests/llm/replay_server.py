@@ -1,10 +1,12 @@
-"""A real HTTP server on 127.0.0.1 that answers each POST with the next recorded reply:
-an SSE stream of JSON chunks (ending ``data: [DONE]``), or an error status with a JSON body.
-The official SDK is pointed at it with ``base_url``; nothing of ours is mocked."""
+"""A real HTTP server on 127.0.0.1 that answers each POST with the next reply: an SSE stream
+of JSON chunks (ending ``data: [DONE]``), an error status with a JSON body, recorded bytes
+served exactly as recorded, or no answer at all. The official SDK is pointed at it with
+``base_url``; nothing of ours is mocked."""
 
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,14 +44,36 @@ class Failure:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class Recorded:
+    """Reply with these bytes as they are, with the recorded status and content type (and
+    content encoding, for a gzip body)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Hang:
+    """Read the request, then send nothing (no status line, no headers) until the server
+    closes: a provider that accepted the request and never answers."""
+
+
 class ReplayServer:
     """``with ReplayServer([...]) as server:`` then ``server.base_url``; ``server.requests``
     holds every request body received, in order."""
 
-    def __init__(self, replies: list[Stream | Failure]) -> None:
+    def __init__(self, replies: list[Stream | Failure | Recorded | Hang],
+                 tls: ssl.SSLContext | None = None) -> None:
         self.replies = list(replies)
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
+        self.arrived = threading.Semaphore(0)
+        """Released once per request received: ``arrived.acquire(timeout=...)`` waits for one."""
+        self._closing = threading.Event()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -62,9 +86,23 @@ class ReplayServer:
                 length = int(self.headers.get("Content-Length", 0))
                 outer.requests.append(json.loads(self.rfile.read(length) or b"{}"))
                 outer.paths.append(self.path)
+                outer.headers.append({k.lower(): v for k, v in self.headers.items()})
                 reply = outer.replies.pop(0) if outer.replies else Failure(
                     500, {"error": {"message": "no reply left in the test script"}})
                 self.close_connection = True
+                outer.arrived.release()
+                if isinstance(reply, Hang):
+                    outer._closing.wait()
+                    return
+                if isinstance(reply, Recorded):
+                    self.send_response(reply.status)
+                    for key, value in {"Content-Type": reply.content_type, **reply.headers,
+                                       "Content-Length": str(len(reply.body)),
+                                       "Connection": "close"}.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                    return
                 if isinstance(reply, Failure):
                     body = json.dumps(reply.body).encode()
                     self.send_response(reply.status)
@@ -91,18 +129,25 @@ class ReplayServer:
                     self.wfile.flush()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="replay-server")
+        self._server.daemon_threads = False  # so server_close() joins every handler thread
+        if tls is not None:  # serve https (the handshake happens on accept)
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+        self._scheme = "https" if tls is not None else "http"
+        # a short poll interval: shutdown() waits for the serving loop to look up
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
+                                        name="replay-server")
 
     @property
     def base_url(self) -> str:
         """Where the SDK should send its requests."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._scheme}://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def __enter__(self) -> ReplayServer:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()

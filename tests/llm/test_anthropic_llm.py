@@ -29,7 +29,8 @@ def test_text_stream_usage_and_request_shape():
     request = LLMRequest("Be brief.", (Message("user", "hi"),))
     with ReplayServer([replay("text")]) as server:
         text, calls, usage = collect(claude(server), request)
-    assert (text, calls, usage) == ("Hello from Claude.", [], TokenUsage(25, 9))
+    assert (text, calls, usage) == ("Hello from Claude.", [],
+                                    TokenUsage(25, 9, reasoning_tokens=None, cached_input_tokens=0))
     assert server.paths == ["/v1/messages"]
     body = server.requests[0]
     assert set(body) == {"model", "messages", "stream", "max_tokens", "system"}
@@ -75,9 +76,13 @@ def test_overloaded_is_retried_and_missing_setup_is_explained(monkeypatch):
     request = LLMRequest("", (Message("user", "hi"),))
     with ReplayServer([overloaded, replay("text")]) as server:
         assert collect(claude(server, max_retries=2), request)[0] == "Hello from Claude."
-    with ReplayServer([overloaded, overloaded]) as server, pytest.raises(
-            anthropic.APIStatusError, match="Overloaded"):
+    with ReplayServer([overloaded, overloaded]) as server, pytest.raises(LLMError) as failed:
         collect(claude(server, max_retries=1), request)
+    assert str(failed.value) == ("anthropic claude-sonnet-5: HTTP 529 overloaded after 2 "
+                                 "attempts: Overloaded")
+    assert (failed.value.status, failed.value.attempts, failed.value.server_message) == (
+        529, 2, "Overloaded")
+    assert isinstance(failed.value.__cause__, anthropic.APIStatusError)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(LLMError, match="set the ANTHROPIC_API_KEY environment variable"):
         AnthropicLLM("claude-sonnet-5")

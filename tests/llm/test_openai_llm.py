@@ -27,7 +27,7 @@ def make(server: ReplayServer, **options) -> OpenAILLM:
 def test_text_stream_with_usage():
     with ReplayServer([Stream(fixture("openai/text"))]) as server:
         text, calls, usage = collect(make(server), HELLO)
-    assert (text, calls, usage) == ("Hello there.", [], TokenUsage(21, 3))
+    assert (text, calls, usage) == ("Hello there.", [], TokenUsage(21, 3, 0, 0))
     assert server.paths == ["/v1/chat/completions"]
     assert server.requests[0]["messages"] == [
         {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi"}]
@@ -93,10 +93,12 @@ def test_rate_limits_are_retried_with_the_servers_backoff():
 def test_a_persistent_server_error_fails_clearly():
     broken = Failure(500, {"error": {"message": "The server had an error", "type": "server_error"}},
                      {"retry-after-ms": "5"})
-    with ReplayServer([broken, broken]) as server, pytest.raises(openai.InternalServerError,
-                                                                 match="The server had an error"):
+    with ReplayServer([broken, broken]) as server, pytest.raises(LLMError) as failed:
         collect(make(server, max_retries=1), HELLO)
     assert len(server.requests) == 2
+    assert str(failed.value) == ("openai gpt-4o-mini: HTTP 500 internal server error after 2 "
+                                 "attempts: The server had an error")
+    assert isinstance(failed.value.__cause__, openai.InternalServerError)
 
 
 def test_missing_key_and_missing_extra_say_what_to_do(monkeypatch):
