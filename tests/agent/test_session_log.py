@@ -130,7 +130,8 @@ def test_every_result_shown_is_in_the_log_when_the_cli_is_killed_at_random_point
                 continue  # the last line may be cut by the kill: it was never shown whole
             if event.get("type") == "ToolResultReceived":
                 shown.add(event["result"]["invocation_id"])
-        records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        text = log.read_text() if log.exists() else ""
+        records = [json.loads(line) for line in text.splitlines()]
         logged = {r["id"] for r in records if r["type"] == "tool_result"}
         assert shown <= logged, f"attempt {attempt}: shown but not logged: {shown - logged}"
         shown_total += len(shown)

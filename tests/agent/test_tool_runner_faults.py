@@ -78,8 +78,8 @@ def test_timed_out_sync_tools_give_their_slots_back() -> None:
         return "late"
 
     # Two stuck calls fill both slots; the healthy calls after them must still run.
-    llm = ScriptedLLM([f"[{call('stuck')}, {call('stuck')}]", "both timed out",
-                       f"[{call('add', a=1, b=1)}, {call('add', a=2, b=2)}, {call('add', a=3, b=3)}]",
+    adds = ", ".join(call("add", a=n, b=n) for n in (1, 2, 3))
+    llm = ScriptedLLM([f"[{call('stuck')}, {call('stuck')}]", "both timed out", f"[{adds}]",
                        "added"])
     config = AgentConfig(name="slots", llm=llm, tools=[stuck, add], tool_format="json",
                          max_parallel_tools=2, tool_timeout_s=5)
