@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from autobyteus_like.parsers.call_shapes import CallSpec, json_type
@@ -13,20 +14,47 @@ from autobyteus_like.parsers.events import (
     ToolCallFailed,
     ToolCallStarted,
 )
+from autobyteus_like.parsers.json_text_scanner import load_json
 from autobyteus_like.tools.argument_coercion import coerce_arguments
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["CallBuilder", "snippet"]
+__all__ = ["CallBuilder", "snippet", "without_lone_surrogates"]
 
 _SNIPPET = 240
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def snippet(text: str) -> str:
     """At most a few lines of the offending text, for the error message."""
     text = text.strip()
     return text if len(text) <= _SNIPPET else text[: _SNIPPET - 3] + "..."
+
+
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``).
+
+    For a call's name and id only: pydantic refuses lone surrogates in constrained strings, and no
+    tool name can hold one, so the escaped name fails as an unknown tool in words the model can
+    read. Arguments keep them unchanged, for validation and the tool to judge.
+    """
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
+
+
+def _clean(text: str | None) -> str | None:
+    return None if text is None else without_lone_surrogates(text)
+
+
+def _as_text(value: Any) -> str | None:
+    """A non-string rationale as JSON text; None if JSON cannot print it (a native call's
+    arguments are decoded without the parsers' nesting limit)."""
+    try:
+        return json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 class CallBuilder:
@@ -60,7 +88,7 @@ class CallBuilder:
         return ToolCallFailed(
             ParseErrorInfo(
                 message=message, snippet=snippet(raw), index=position, format=self.format,
-                name=name, id=call_id,
+                name=_clean(name), id=_clean(call_id),
             )
         )
 
@@ -70,13 +98,13 @@ class CallBuilder:
         if arguments is None:
             arguments = {}
         elif isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except (ValueError, RecursionError) as exc:
+            ok, decoded, reason = load_json(arguments) if arguments.strip() else (True, {}, "")
+            if not ok:
                 return [self.failure(
-                    f"invalid_json: the arguments of '{spec.name}' are not valid JSON ({exc})",
+                    f"invalid_json: the arguments of '{spec.name}' are not valid JSON ({reason})",
                     raw, name=spec.name, call_id=spec.id,
                 )]
+            arguments = decoded
         if not isinstance(arguments, dict):
             return [self.failure(
                 f"the arguments of '{spec.name}' must be a JSON object, "
@@ -85,7 +113,7 @@ class CallBuilder:
             )]
         index = self.take_index()
         return [
-            ToolCallStarted(index=index, name=spec.name, id=spec.id),
+            ToolCallStarted(index=index, name=_clean(spec.name), id=_clean(spec.id)),
             ToolCallCompleted(self.build(spec.name, arguments, spec.id, spec.why), index),
         ]
 
@@ -93,6 +121,7 @@ class CallBuilder:
         self, name: str, arguments: dict[str, Any], call_id: str | None, why: Any = None
     ) -> ToolInvocation:
         """The invocation: ``why`` lifted out unless declared, values coerced, id assigned."""
+        name, call_id = without_lone_surrogates(name), _clean(call_id)
         tool = self.tools.find(name) if self.tools is not None else None
         arguments = dict(arguments)
         if "why" in arguments and (tool is None or not tool.declares("why")):
@@ -100,7 +129,7 @@ class CallBuilder:
             why = why if why is not None else lifted
         if tool is not None:
             arguments = coerce_arguments(tool, arguments)
-        rationale = None if why is None else (why if isinstance(why, str) else json.dumps(why))
+        rationale = None if why is None else (why if isinstance(why, str) else _as_text(why))
         return ToolInvocation(
             id=self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),
             name=name,

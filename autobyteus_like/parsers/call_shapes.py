@@ -5,17 +5,31 @@ Recognised (and lists of any of them): ``{"tool_calls": [...]}``, ``{"tools": [.
 ``{"name", "arguments" | "args" | "parameters" | "input"}``, ``{"tool": "<name>", "args"}`` and
 ``{"function": "<name>", "parameters"}``. A plain object with a "name" but no argument key is prose,
 not a call; a value nested inside some other object is data, never a call.
+
+A call whose JSON is broken is one error, never a call; ``broken_call_identity`` reads its name and
+id from the text where they can be read, so the model learns which call to write again.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ARGUMENT_KEYS", "CallProblem", "CallSpec", "extract_calls", "looks_like_call_text"]
+__all__ = [
+    "ARGUMENT_KEYS",
+    "LIST_KEYS",
+    "CallProblem",
+    "CallSpec",
+    "broken_call_identity",
+    "extract_calls",
+    "looks_like_call_text",
+]
 
 ARGUMENT_KEYS = ("arguments", "args", "parameters", "input")
-_LIST_KEYS = ("tool_calls", "tools")
+LIST_KEYS = ("tool_calls", "tools")
+"""Keys of an object whose array value is a list of calls."""
 _WRAPPER_KEYS = ("function", "functionCall", "tool")
 _RATIONALE_KEYS = ("reasoning", "why")
 
@@ -138,7 +152,7 @@ def extract_calls(value: Any, explicit: bool = False) -> list[CallSpec | CallPro
     if isinstance(value, list):
         return _from_list(value, explicit)
     if isinstance(value, dict):
-        for key in _LIST_KEYS:
+        for key in LIST_KEYS:
             if isinstance(value.get(key), list):
                 inner = _from_list(value[key], explicit=False)
                 if inner is not None:
@@ -153,5 +167,61 @@ def extract_calls(value: Any, explicit: bool = False) -> list[CallSpec | CallPro
 def looks_like_call_text(text: str) -> bool:
     """Whether broken JSON text was meant as a call (a call key and an argument or list key)."""
     has_name = any(f'"{key}"' in text for key in ("name", "tool", "function", "functionCall"))
-    has_body = any(f'"{key}"' in text for key in (*ARGUMENT_KEYS, *_LIST_KEYS))
+    has_body = any(f'"{key}"' in text for key in (*ARGUMENT_KEYS, *LIST_KEYS))
     return has_name and has_body
+
+
+# A JSON string; one cut off by the end of the text runs to the end, so no position inside it is
+# scanned twice (a failed match there would make reading a long broken call quadratic).
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)'
+# A member with a string value, a member opening a container, any other string, a bracket.
+_PIECE = re.compile(
+    rf'({_STRING})[ \t\n\r]*:[ \t\n\r]*(?:({_STRING})|([{{\[]))|{_STRING}|([{{\[])|[}}\]]',
+    re.DOTALL,  # an escaped newline is still one escape, never the end of a match
+)
+
+
+def _read_string(token: str) -> str | None:
+    """A JSON string token's value; None if it is cut off or its escapes are broken."""
+    if len(token) < 2 or not token.endswith('"'):
+        return None
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def broken_call_identity(text: str) -> tuple[str | None, str | None]:
+    """The name and id of a call written as broken JSON, where they can be read.
+
+    ``text`` starts at the call object's ``{``. Only members of that object and of its wrapper
+    (``"function"``, ``"functionCall"``, ``"tool"``) are read, as ``extract_calls`` would; one
+    pass, linear in the text.
+    """
+    members: dict[tuple[str, str], str] = {}  # (wrapper key or "", member key) -> string value
+    path: list[str] = []  # the key each open container sits under ("" for none)
+    for match in _PIECE.finditer(text):
+        key, value, member_open, bare_open = match.groups()
+        if member_open is not None or bare_open is not None:
+            path.append((_read_string(key) or "") if member_open is not None else "")
+        elif value is not None:
+            where = path[1] if len(path) == 2 and path[1] in _WRAPPER_KEYS else None
+            if len(path) == 1 or where is not None:
+                member, read = _read_string(key), _read_string(value)
+                if member is not None and read is not None:
+                    members.setdefault((where or "", member), read)
+        elif match.group(0) in ("}", "]"):
+            if path:
+                path.pop()
+            if not path:
+                break
+    name = next(
+        (members.get((wrapper, key)) for wrapper in _WRAPPER_KEYS for key in ("name", "function")
+         if members.get((wrapper, key))),
+        None,
+    ) or next((members[("", key)] for key in ("name", "tool", "function")
+               if members.get(("", key))), None)
+    call_id = next((members[(where, "id")].strip() for where in ("", *_WRAPPER_KEYS)
+                    if members.get((where, "id"), "").strip()), None)
+    return name, call_id

@@ -6,9 +6,15 @@ All three read every known call shape (``call_shapes``), because models mix them
 from __future__ import annotations
 
 from autobyteus_like.parsers.base import FormatParser
-from autobyteus_like.parsers.call_shapes import CallSpec, extract_calls, looks_like_call_text
+from autobyteus_like.parsers.call_shapes import (
+    CallSpec,
+    broken_call_identity,
+    extract_calls,
+    looks_like_call_text,
+)
 from autobyteus_like.parsers.events import ParseEvent, TextDelta
 from autobyteus_like.parsers.json_text_scanner import (
+    TOO_DEEP,
     BrokenJson,
     JsonSegment,
     JsonTextScanner,
@@ -72,7 +78,9 @@ class JsonToolCallParser(FormatParser):
                 found = json_value_events(self, segment.value, segment.raw, explicit=False)
                 events.extend(found if found is not None else [TextDelta(segment.raw)])
             elif isinstance(segment, BrokenJson) and looks_like_call_text(segment.leftover):
-                what = "is cut off" if segment.truncated else "is not valid JSON"
+                what = ("is cut off" if segment.truncated else "is refused"
+                        if segment.reason == TOO_DEEP else "is not valid JSON")
+                name, call_id = broken_call_identity(segment.call)
                 events.append(self.calls.failure(f"the tool call {what}: {segment.reason}",
-                                                 segment.raw))
+                                                 segment.raw, name=name, call_id=call_id))
         return events

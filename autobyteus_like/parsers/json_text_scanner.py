@@ -7,6 +7,11 @@ quadratic over a long response.) A candidate that stops being JSON is not retrie
 its inner brackets (the other quadratic trap): the tracker already knows the maximal containers
 that closed inside it, and those are salvaged as values; scanning then resumes at the offending
 character. Fenced blocks need no special case: the fence is prose around the value.
+
+Decoding never raises, whatever the text: a value nesting deeper than ``MAX_NESTING_DEPTH`` is
+broken (the tracker marks it; ``json`` never sees it) and its calls around the deep one are
+salvaged, and an integer too long for Python's ``int`` keeps its digits as text, so validation
+reports it against the argument's type instead of the call failing whole.
 """
 
 from __future__ import annotations
@@ -17,9 +22,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobyteus_like.parsers.json_tracker import JsonTracker, Status
+from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 
-__all__ = ["BrokenJson", "JsonSegment", "JsonTextScanner", "JsonValue", "Prose"]
+__all__ = [
+    "BrokenJson",
+    "JsonSegment",
+    "JsonTextScanner",
+    "JsonValue",
+    "Prose",
+    "json_error",
+    "load_json",
+]
 
+TOO_DEEP = f"it nests deeper than {MAX_NESTING_DEPTH} levels, the limit"
+"""The reason given for a value refused for its depth."""
+
+_LEADING_SPACE = re.compile(r"[ \t\n\r]*")
 # A bracket that can begin JSON. The lookahead only skips brackets the tracker would reject at
 # once (``{ return``, ``a[i]``), with the same outcome; a bracket whose next character is not in
 # this chunk yet is always a candidate.
@@ -47,29 +65,63 @@ class JsonValue:
 class BrokenJson:
     """A candidate that never became valid JSON. Its text was already given out as Prose and
     salvaged JsonValues; ``leftover`` is the part that was neither (where a broken call would be).
+    ``call`` is the text of the object in a call position it broke in, from its ``{`` ('' if
+    none): the broken call, whose name and id an error should keep.
     """
 
     raw: str
     leftover: str
     reason: str
     truncated: bool
+    call: str = ""
 
 
 JsonSegment = Prose | JsonValue | BrokenJson
 
 
 def json_error(text: str) -> str:
-    """json's own description of what is wrong with ``text`` ('' if it is valid JSON)."""
-    return _loads(text)[2]
+    """What is wrong with ``text`` as JSON, in json's words or ``TOO_DEEP`` ('' if nothing)."""
+    return load_json(text)[2]
+
+
+def load_json(text: str) -> tuple[bool, Any, str]:
+    """``(ok, value, what is wrong)`` for any text, never raising: ``json.loads`` after a linear
+    check that no container nests deeper than ``MAX_NESTING_DEPTH``."""
+    start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
+    if text[start : start + 1] in ("[", "{"):
+        tracker = JsonTracker()
+        tracker.feed(text, start)
+        if tracker.too_deep:
+            return False, None, TOO_DEEP
+    return _loads(text)
+
+
+def _digits_kept(digits: str) -> int | str:
+    try:
+        return int(digits)
+    except ValueError:  # longer than sys.get_int_max_str_digits()
+        return digits
 
 
 def _loads(text: str) -> tuple[bool, Any, str]:
+    """``json.loads`` for text whose nesting depth is already checked."""
     try:
         return True, json.loads(text), ""
-    except RecursionError:
-        return False, None, "nested too deeply"
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return False, None, str(exc)
+    except ValueError:
+        # Only an integer too long to convert raises a plain ValueError; read it again keeping
+        # such integers as their digits (rare, so the fast path stays json's own).
+        return _loads_keeping_digits(text)
+    except RecursionError:
+        return False, None, "it nests too deeply"
+
+
+def _loads_keeping_digits(text: str) -> tuple[bool, Any, str]:
+    try:
+        return True, json.loads(text, parse_int=_digits_kept), ""
+    except (ValueError, RecursionError) as exc:
+        return False, None, str(exc) or type(exc).__name__
 
 
 class JsonTextScanner:
@@ -105,16 +157,19 @@ class JsonTextScanner:
             self._in_candidate = False
             raw = "".join(self._parts)
             self._parts = []
-            if status is Status.COMPLETE:
+            tracker = self._tracker
+            if status is Status.COMPLETE and not tracker.too_deep:
                 ok, value, reason = _loads(raw)
                 if ok:
                     out.append(JsonValue(value, raw))
                     continue
-                # Valid syntax that json still refused (nesting depth): nothing inside to save.
+                # Valid syntax that json still refused (a thread near the recursion limit):
+                # nothing inside to save.
                 out.extend(self._salvage(raw, [], reason, truncated=False))
             else:
-                reason = json_error(raw)
-                out.extend(self._salvage(raw, self._tracker.spans, reason, truncated=False))
+                reason = TOO_DEEP if tracker.too_deep else _loads(raw)[2]
+                call_start = self._broken_call_start()
+                out.extend(self._salvage(raw, tracker.spans, reason, False, call_start))
         return out
 
     @property
@@ -138,21 +193,36 @@ class JsonTextScanner:
         raw = "".join(self._parts)
         self._parts = []
         return self._salvage(
-            raw, self._tracker.spans, "the text ended before this JSON was complete", True
+            raw, self._tracker.spans, "the text ended before this JSON was complete", True,
+            self._broken_call_start(),
         )
+
+    def _broken_call_start(self) -> int | None:
+        """Where the call the value broke in starts (its ``{``), if it is in a call position."""
+        tracker = self._tracker
+        return tracker.deep_call_start if tracker.too_deep else tracker.open_call_start
 
     @staticmethod
     def _salvage(
-        raw: str, spans: list[tuple[int, int]], reason: str, truncated: bool
+        raw: str,
+        spans: list[tuple[int, int]],
+        reason: str,
+        truncated: bool,
+        call_start: int | None = None,
     ) -> list[JsonSegment]:
+        """Prose and the salvaged values in document order; the BrokenJson goes after them, or
+        just before the first value after the broken call when it is known."""
         out: list[JsonSegment] = []
         leftover: list[str] = []
         previous = 0
+        broken_at: int | None = None
         for start, end in spans:
             gap = raw[previous:start]
             if gap:
                 out.append(Prose(gap))
                 leftover.append(gap)
+            if broken_at is None and call_start is not None and start > call_start:
+                broken_at = len(out)
             piece = raw[start:end]
             ok, value, _ = _loads(piece)
             if ok:
@@ -165,5 +235,7 @@ class JsonTextScanner:
         if tail:
             out.append(Prose(tail))
             leftover.append(tail)
-        out.append(BrokenJson(raw, "".join(leftover), reason, truncated))
+        call = "" if call_start is None else raw[call_start:]
+        broken = BrokenJson(raw, "".join(leftover), reason, truncated, call)
+        out.insert(len(out) if broken_at is None else broken_at, broken)
         return out

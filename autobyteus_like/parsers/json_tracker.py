@@ -7,14 +7,25 @@ value split over any number of stream chunks is read exactly once. Its grammar i
 character in Python.
 
 It also records the spans of the containers that closed inside the value, keeping only the
-maximal ones: when a value breaks, those are the pieces worth salvaging (valid calls next to a
-broken one are never lost).
+maximal ones in a call position: when a value breaks, those are the pieces worth salvaging (valid
+calls next to a broken one are never lost). A call position is where ``call_shapes`` looks for
+calls: the value itself, an element of an array in a call position, and the list under
+``"tool_calls"`` or ``"tools"`` of an object in a call position. Anything else (the ``"function"``
+inside a call wrapper, the arguments, an object's data) is part of a call, never one: salvaging it
+would run the inside of a broken call.
+
+A value nesting deeper than ``MAX_NESTING_DEPTH`` is followed to its end all the same (the stack
+here is a list, not recursion) but marked ``too_deep``: it must not reach ``json``, which recurses.
+The containers open at that moment are not salvaged; the calls closed around them are.
 """
 
 from __future__ import annotations
 
 import re
 from enum import Enum
+
+from autobyteus_like.parsers.call_shapes import LIST_KEYS
+from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 
 __all__ = ["JsonTracker", "Status"]
 
@@ -43,6 +54,7 @@ _VALID_TOKEN = re.compile(
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
 _TOKEN_START = frozenset("-0123456789tfnNI")
+_KEY_CAP = max(len(key) for key in LIST_KEYS) + 1  # enough to tell a list key from a longer one
 
 
 class JsonTracker:
@@ -53,10 +65,14 @@ class JsonTracker:
         "_expect",
         "_in_string",
         "_is_key",
+        "_key",
         "_offset",
         "_stack",
+        "_tainted",
         "_token",
+        "deep_call_start",
         "spans",
+        "too_deep",
     )
 
     def __init__(self) -> None:
@@ -64,15 +80,35 @@ class JsonTracker:
 
     def reset(self) -> None:
         """Forget everything; the next ``feed`` starts at an opening bracket."""
-        self._stack: list[tuple[str, int]] = []
+        self._stack: list[tuple[str, int, bool]] = []
+        """Open containers: bracket, start offset, whether in a call position."""
         self._expect = _VALUE
         self._in_string = False
         self._is_key = False
+        self._key: str | None = None
+        """The current key of an object in a call position (at most ``_KEY_CAP`` characters);
+        None when the key is not tracked (other objects, or a key with an escape)."""
         self._escape = ""
         self._token = ""
         self._offset = 0
         self.spans: list[tuple[int, int]] = []
-        """Maximal closed containers so far, as (start, end) offsets from the value's start."""
+        """Maximal closed containers in a call position so far, as (start, end) offsets from
+        the value's start."""
+        self.too_deep = False
+        """Whether the value nests deeper than ``MAX_NESTING_DEPTH`` somewhere."""
+        self.deep_call_start: int | None = None
+        """Where the object in a call position that first nested too deep starts, if known."""
+        self._tainted = 0
+        """The outermost open containers that hold too-deep nesting (never salvaged)."""
+
+    @property
+    def open_call_start(self) -> int | None:
+        """Where the innermost open object in a call position starts (the call a broken value
+        broke in), or None."""
+        for bracket, start, call_position in reversed(self._stack):
+            if call_position and bracket == "{":
+                return start
+        return None
 
     def absorbs_plainly(self, data: str) -> bool:
         """Take ``data`` whole if it is plain string content (no quote, backslash or control
@@ -80,6 +116,8 @@ class JsonTracker:
         if (self._in_string and not self._escape and '"' not in data and "\\" not in data
                 and data.isprintable()):
             self._offset += len(data)
+            if self._is_key and self._key is not None:
+                self._add_key(data[:_KEY_CAP])
             return True
         return False
 
@@ -112,7 +150,10 @@ class JsonTracker:
         stack = self._stack
         while i < n:
             if self._in_string:
+                start = i
                 i = _STRING_BODY.match(data, i).end()  # type: ignore[union-attr]
+                if self._is_key and self._key is not None:
+                    self._add_key(data[start : min(i, start + _KEY_CAP)])
                 if i >= n:
                     return Status.MORE, n
                 char = data[i]
@@ -126,6 +167,8 @@ class JsonTracker:
                     continue
                 if char != "\\":
                     return Status.DEAD, i  # a raw control character inside a string
+                if self._is_key:
+                    self._key = None  # an escaped key is never a list key
                 self._escape = "\\"
                 i = self._continue_escape(data, i + 1)
                 if i < 0:
@@ -157,6 +200,7 @@ class JsonTracker:
             elif expect in (_KEY, _KEY_OR_CLOSE):
                 if char == '"':
                     self._in_string, self._is_key = True, True
+                    self._key = "" if stack[-1][2] else None
                     i += 1
                 elif char == "}" and expect == _KEY_OR_CLOSE:
                     i += 1
@@ -166,7 +210,16 @@ class JsonTracker:
                     return Status.DEAD, i
             else:  # _VALUE or _VALUE_OR_CLOSE
                 if char == "{" or char == "[":
-                    stack.append((char, base + i))
+                    if not stack:
+                        call_position = True
+                    else:  # in a call position: an element of such an array, or a call list
+                        parent = stack[-1]
+                        call_position = parent[2] and (
+                            parent[0] == "[" or (char == "[" and self._key in LIST_KEYS)
+                        )
+                        if len(stack) == MAX_NESTING_DEPTH:
+                            self._too_deep()
+                    stack.append((char, base + i, call_position))
                     self._expect = _KEY_OR_CLOSE if char == "{" else _VALUE_OR_CLOSE
                     i += 1
                 elif not stack:
@@ -194,13 +247,29 @@ class JsonTracker:
     def _after_value(self) -> None:
         self._expect = _COMMA_OR_CLOSE
 
+    def _too_deep(self) -> None:
+        if not self.too_deep:
+            self.too_deep = True
+            self.deep_call_start = self.open_call_start
+        self._tainted = len(self._stack)
+
+    def _add_key(self, text: str) -> None:
+        assert self._key is not None
+        if len(self._key) < _KEY_CAP:
+            self._key = (self._key + text)[:_KEY_CAP]
+
     def _close(self, end: int) -> bool:
         """Pop a container ending at ``end``; True when it was the outermost one."""
-        _, start = self._stack.pop()
-        spans = self.spans
-        while spans and spans[-1][0] > start:
-            spans.pop()
-        spans.append((start, end))
+        _, start, call_position = self._stack.pop()
+        depth = len(self._stack)
+        if depth < self._tainted:  # it held too-deep nesting: never salvaged
+            self._tainted = depth
+            call_position = False
+        if call_position:
+            spans = self.spans
+            while spans and spans[-1][0] > start:
+                spans.pop()
+            spans.append((start, end))
         if not self._stack:
             return True
         self._after_value()

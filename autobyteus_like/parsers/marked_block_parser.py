@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.call_shapes import broken_call_identity
 from autobyteus_like.parsers.events import ParseEvent, TextDelta, ToolCallCompleted
 from autobyteus_like.parsers.json_parser import json_value_events
 from autobyteus_like.parsers.json_text_scanner import (
@@ -179,7 +180,8 @@ class MarkedBlockParser(FormatParser):
                 if isinstance(segment, JsonValue):
                     events.extend(json_value_events(self, segment.value, segment.raw, True) or [])
                 elif isinstance(segment, BrokenJson) and not reported:
-                    events.append(self.calls.failure(message, raw))
+                    name, call_id = broken_call_identity(segment.call)
+                    events.append(self.calls.failure(message, raw, name=name, call_id=call_id))
                     reported = True
             if not reported:
                 events.append(self.calls.failure(message, raw))

@@ -3,6 +3,10 @@
 Only ``<arg>`` and ``<item>`` make structure. An argument the tool declares as a string is read
 raw: nested ``<arg>`` tags inside it are balanced text, not children, so markup in a file's content
 is never mistaken for structure. Without a schema every argument is structured.
+
+Elements nested deeper than ``MAX_NESTING_DEPTH`` are a problem of the call (its value is never
+built into something only recursion could walk); the frames are still kept, so the rest of the
+call is read as usual and the calls around it are unaffected.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from autobyteus_like.tools.json_schema import schema_type, unwrap_optional
 
 __all__ = ["ArgumentTree", "Frame", "decode_entities"]
@@ -115,14 +120,21 @@ class ArgumentTree:
         if name is None:
             self.problems.append("an <arg> has no name attribute")
         schema = self.top.child_schema(name)
-        self.frames.append(Frame("arg", name, schema, raw=_is_string(schema)))
+        self._push(Frame("arg", name, schema, raw=_is_string(schema)))
 
     def open_item(self) -> None:
         """An ``<item>`` opened inside the innermost element."""
         if self.top.kind == "tool":
             self.problems.append("an <item> must be inside an <arg>")
         schema = self.top.item_schema()
-        self.frames.append(Frame("item", None, schema, raw=_is_string(schema)))
+        self._push(Frame("item", None, schema, raw=_is_string(schema)))
+
+    def _push(self, frame: Frame) -> None:
+        if len(self.frames) == MAX_NESTING_DEPTH + 1:  # the tool's own frame is not nesting
+            problem = f"<arg>/<item> elements are nested deeper than {MAX_NESTING_DEPTH} levels"
+            if problem not in self.problems:
+                self.problems.append(problem)
+        self.frames.append(frame)
 
     def close(self) -> None:
         """Close the innermost element and attach its value to its parent."""

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.call_builder import without_lone_surrogates
 from autobyteus_like.parsers.events import (
     ParseEvent,
     TextDelta,
@@ -28,6 +29,8 @@ from autobyteus_like.tools.registry import ToolRegistry
 __all__ = ["XmlToolCallParser"]
 
 _MAX_TAG = 512
+"""A tag's ``>`` or the next ``<`` is looked for this far only, so a stream decides a broken tag
+exactly as the whole text does (and never scans far ahead for it)."""
 _TOOL_OPEN = re.compile(r"<tool(?=[\s>/])")
 _TAG_END = re.compile(r"[<>]")
 _ATTRIBUTE = re.compile(r"""([A-Za-z_][\w.\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
@@ -129,8 +132,8 @@ class XmlToolCallParser(FormatParser):
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
         """Read the ``<tool ...>`` tag at ``start``; start a call, or report a broken tag."""
         n = len(data)
-        end = _TAG_END.search(data, start + 1)
-        if end is None or data[end.start()] == "<" or end.start() - start > _MAX_TAG:
+        end = _TAG_END.search(data, start + 1, start + _MAX_TAG + 1)
+        if end is None or data[end.start()] == "<":
             if end is None and n - start <= _MAX_TAG:
                 self._pending = data[start:]
                 return n
@@ -142,12 +145,12 @@ class XmlToolCallParser(FormatParser):
             return stop
         tag = data[start : end.end()]
         attributes = _attributes(tag)
-        name = (attributes.get("name") or "").strip()
+        name = without_lone_surrogates((attributes.get("name") or "").strip())
         if not name:
             events.append(self.calls.failure("a <tool> tag has no name attribute", tag))
             events.append(TextDelta(tag))
             return end.end()
-        call_id = (attributes.get("id") or "").strip() or None
+        call_id = without_lone_surrogates((attributes.get("id") or "").strip()) or None
         index = self.calls.take_index()
         events.append(ToolCallStarted(index=index, name=name, id=call_id))
         tool = self.tools.find(name) if self.tools is not None else None
@@ -190,14 +193,14 @@ class XmlToolCallParser(FormatParser):
         if match.group(0) == "<![CDATA[":
             call.in_cdata = True
             return match.end()
-        end = _TAG_END.search(data, j + 1)
+        end = _TAG_END.search(data, j + 1, j + _MAX_TAG + 1)
         if end is None and n - j <= _MAX_TAG:
             self._pending = data[j:]
             return n
-        if end is None or data[end.start()] == "<" or end.start() - j > _MAX_TAG:
+        if end is None or data[end.start()] == "<":
             stop = end.start() if end is not None and data[end.start()] == "<" else j + 1
             if not top.raw:
-                shown = data[j : min(stop, j + 40)]
+                shown = data[j : j + 40] if end is None else data[j : min(stop, j + 40)]
                 tree.problems.append(f"the tag {shown!r} is not closed with '>'")
             top.text.append(data[j:stop])
             return stop

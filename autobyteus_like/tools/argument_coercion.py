@@ -2,7 +2,9 @@
 
 Parsers read text, so values often arrive as strings ("5", " true ", "[1, 2]"). This turns them
 into what the schema asks for where that is unambiguous and leaves anything else untouched, so
-that validation later reports it in words the LLM can act on.
+that validation later reports it in words the LLM can act on. It never raises: an integer too long
+for Python's ``int`` (over ``sys.get_int_max_str_digits()`` digits) stays text, for validation to
+refuse.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from autobyteus_like.tools.json_schema import schema_type, unwrap_optional
 __all__ = ["coerce_arguments", "coerce_value"]
 
 _INT = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# Unambiguous (no two ways to split a run of digits), so a long non-number fails in linear time.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def coerce_arguments(tool: ToolDefinition, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -62,7 +65,10 @@ def _from_text(value: str, kind: str, nullable: bool) -> Any:
     if not text and nullable:
         return None
     if kind == "integer" and _INT.fullmatch(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts
+            return value
     if kind == "number" and _NUMBER.fullmatch(text):
         return float(text)
     if kind == "boolean" and text.lower() in ("true", "false"):

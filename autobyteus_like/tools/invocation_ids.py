@@ -1,6 +1,9 @@
 """Session-unique invocation ids: deterministic from name and arguments, plus a counter (seed 003).
 
-An allocator belongs to one agent session; two sessions never share one.
+An allocator belongs to one agent session; two sessions never share one. Allocating never raises,
+whatever the model wrote: lone surrogates are hashed as they are (UTF-8 with ``surrogatepass``),
+and arguments JSON cannot print (an integer too long to convert, nesting past the recursion
+limit) hash by the tool name alone; the counter keeps those ids unique.
 """
 
 from __future__ import annotations
@@ -21,10 +24,14 @@ class InvocationIdAllocator:
 
     def allocate(self, name: str, arguments: dict[str, Any]) -> str:
         """A new id: ``call_<hash of name and canonical arguments>_<n>``."""
-        canonical = json.dumps(
-            arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-        )
-        digest = hashlib.sha256(f"{name}\x00{canonical}".encode()).hexdigest()[:12]
+        try:
+            canonical = json.dumps(
+                arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+            )
+        except (ValueError, TypeError, RecursionError):
+            canonical = "\x00"  # not JSON-printable; no JSON text is this
+        key = f"{name}\x00{canonical}".encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(key).hexdigest()[:12]
         return self._unique(f"call_{digest}", start=self._counts.get(f"call_{digest}", 0) + 1)
 
     def claim(self, supplied: str) -> str:

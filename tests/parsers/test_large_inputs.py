@@ -43,3 +43,18 @@ def test_a_one_megabyte_argument_whole_and_one_character_at_a_time(fmt):
         text = "<execute>" + json.dumps([{"name": "w", "args": {"c": MEGABYTE}}]) + "</execute>"
     assert calls(parse_tool_calls(text, fmt)) == [("w", {"c": MEGABYTE})]
     assert calls(parse_in_chunks(text, fmt, [1])) == [("w", {"c": MEGABYTE})]
+
+
+def test_twenty_thousand_broken_call_wrappers_are_twenty_thousand_errors_with_their_ids():
+    wrapper = ('{"tool_calls": [{"id": "c%d", "function": {"name": "f", "arguments": {"a": 1}}'
+               ' and then ')
+    text = "".join(wrapper % n for n in range(20_000))
+    result = parse_tool_calls(text, "openai")
+    assert result.invocations == []
+    assert [e.id for e in result.errors] == [f"c{n}" for n in range(20_000)]
+
+
+def test_a_call_nested_two_hundred_thousand_brackets_deep_is_one_error():
+    text = '{"name": "f", "arguments": {"x": ' + "[" * 200_000 + "]" * 200_000 + "}}"
+    [error] = parse_tool_calls(text, "json").errors
+    assert error.name == "f" and "deeper than" in error.message

@@ -1,4 +1,8 @@
-"""Properties that hold for every format: streaming equals batch, and nothing escapes."""
+"""Properties that hold for every format: streaming equals batch, and nothing escapes.
+
+Hostile alphabets included: lone surrogates raw and escaped, integers too long for Python,
+nesting past the limit, in prose, inside calls and inside arguments, under any chunking.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from hypothesis import strategies as st
 from autobyteus_like import ToolCallFormat
 from autobyteus_like.formatters import formatter_for
 from autobyteus_like.parsers import parse_tool_calls
+from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from tests.parsers.helpers import parse_in_chunks
 from tests.sample_tools import sample_registry
 
@@ -19,8 +24,75 @@ TRICKY = st.sampled_from([*'<>{}[]"\\&;/!-: \n',
     "&lt;", "\\u00", "```json\n", "```",
 ])
 PROSE = st.lists(st.one_of(TRICKY, st.text(max_size=6)), max_size=8).map("".join)
+ANY_CHARACTER = st.one_of(  # st.text() leaves lone surrogates out; these put them in, often
+    st.characters(exclude_categories=()), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+)
+DEEP = MAX_NESTING_DEPTH + 1
+DIGITS = "9" * 5_000  # more than Python's int() converts
+HOSTILE = st.sampled_from([
+    "\ud800", "\udfff", "\\ud800", "\\udc00x", "&#55296;", DIGITS, "-" + DIGITS,
+    "[" * DEEP, "]" * DEEP, '{"a": ' * DEEP, "}" * DEEP, "<item>" * DEEP, "</item>" * DEEP,
+    '<arg name="a">' * DEEP, "</arg>" * DEEP, '{"tool_calls": [{"id": "c1", "function": ',
+    '{"function": {"name": "f", "arguments": {}}', '"id": "\ud800", ', "[" * 3_000,
+])
+HOSTILE_TEXT = st.lists(
+    st.one_of(HOSTILE, TRICKY, st.text(alphabet=ANY_CHARACTER, max_size=6)), max_size=10
+).map("".join)
+# Argument values written as raw text, as a model would, inside the call templates below.
+JSON_PAYLOADS = st.one_of(
+    st.text(alphabet=ANY_CHARACTER, max_size=6).map(
+        lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'),
+    st.sampled_from([
+        '"\\ud800"', '"a\\udfffb"', DIGITS, "-" + DIGITS, f'"{DIGITS}"', "1e99999",
+        "[" * (DEEP - 3) + "]" * (DEEP - 3), "[" * DEEP + "]" * DEEP,
+        "[" * 3_000 + "]" * 3_000, '{"a": ' * DEEP + "1" + "}" * DEEP,
+        '[{"name": "g", "arguments": {}}]', '{"function": {"name": "g", "arguments": {}}}',
+    ]),
+)
+XML_PAYLOADS = st.one_of(
+    st.text(alphabet=ANY_CHARACTER, max_size=6).map(
+        lambda t: t.replace("&", "&amp;").replace("<", "&lt;")),
+    st.sampled_from([
+        DIGITS, "<item>" * DEEP + "1" + "</item>" * DEEP, "<item>" * 99 + "1" + "</item>" * 99,
+        '<arg name="a">' * DEEP + "1" + "</arg>" * DEEP, "<item>" * 3_000, "</arg>" * 3_000,
+    ]),
+)
+CALL_TEMPLATES = {
+    "json": '{{"name": "{name}", "arguments": {{"{arg}": {value}}}}}',
+    "openai": '{{"tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "{name}",'
+              ' "arguments": {{"{arg}": {value}}}}}}}]}}',
+    "gemini": '{{"functionCall": {{"name": "{name}", "args": {{"{arg}": {value}}}}}}}',
+    "execute": '<execute>[{{"name": "{name}", "args": {{"{arg}": {value}}}}}]</execute>',
+    "tool_call": '<TOOL_CALL>{{"tool": "{name}", "args": {{"{arg}": {value}}}}}</TOOL_CALL>',
+    "xml": '<tool name="{name}"><arguments><arg name="{arg}">{value}</arg></arguments></tool>',
+}
+
+
+@st.composite
+def hostile_responses(draw: st.DrawFn, fmt: str) -> str:
+    """Hostile prose around calls whose argument values are hostile, some calls damaged."""
+    pieces = []
+    for _ in range(draw(st.integers(1, 3))):
+        pieces.append(draw(HOSTILE_TEXT))
+        call = CALL_TEMPLATES[fmt].format(
+            name=draw(st.sampled_from(["f", "everything", "write_file", "f\ud800"])),
+            arg=draw(st.sampled_from(["x", "count", "ratio", "numbers", "grid", "content"])),
+            value=draw(XML_PAYLOADS if fmt == "xml" else JSON_PAYLOADS),
+        )
+        at = draw(st.integers(0, len(call)))
+        damage = draw(st.sampled_from(["none", "none", "cut", "insert"]))
+        if damage == "cut":
+            call = call[:at]
+        elif damage == "insert":
+            call = call[:at] + draw(st.one_of(TRICKY, HOSTILE)) + call[at:]
+        pieces.append(call)
+    pieces.append(draw(HOSTILE_TEXT))
+    return "".join(pieces)
+
+
 VALUES = st.recursive(
-    st.one_of(st.text(max_size=8), st.integers(-5, 5), st.booleans()),
+    st.one_of(st.text(max_size=8), st.text(alphabet=ANY_CHARACTER, max_size=4),
+              st.integers(-5, 5), st.booleans(), st.just("9" * 5_000)),
     lambda inner: st.one_of(st.lists(inner, max_size=3),
                             st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)),
     max_leaves=6,
@@ -36,12 +108,12 @@ def responses(draw: st.DrawFn, fmt: str) -> str:
         args = draw(st.dictionaries(st.sampled_from(["path", "x", "y", "why"]), VALUES,
                                     max_size=3))
         call = formatter_for(fmt).format_call(draw(st.sampled_from(["f", "write_file"])), args)
-        damage = draw(st.sampled_from(["none", "none", "cut", "insert", "delete"]))
+        damage = draw(st.sampled_from(["none", "none", "cut", "insert", "insert", "delete"]))
         at = draw(st.integers(0, len(call)))
         if damage == "cut":
             call = call[:at]
         elif damage == "insert":
-            call = call[:at] + draw(TRICKY) + call[at:]
+            call = call[:at] + draw(st.one_of(TRICKY, HOSTILE)) + call[at:]
         elif damage == "delete":
             call = call[:at] + call[at + 3:]
         pieces.append(call)
@@ -70,6 +142,13 @@ def test_streaming_equals_batch_for_every_chunking(fmt, data, sizes):
 @given(text=st.text(), sizes=st.lists(st.integers(1, 5), min_size=1, max_size=4))
 def test_arbitrary_text_never_raises_and_streams_the_same(fmt, text, sizes):
     _same(text, fmt, sizes)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), sizes=st.lists(st.integers(1, 400), min_size=1, max_size=4))
+def test_hostile_text_never_raises_and_streams_the_same(fmt, data, sizes):
+    _same(data.draw(hostile_responses(fmt)), fmt, sizes)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

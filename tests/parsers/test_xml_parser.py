@@ -116,3 +116,18 @@ def test_text_around_and_lookalike_tags_stay_prose():
     text = "Use <toolbox> or <tools> and </tool> freely."
     result = parse_both_ways(text, "xml")
     assert result.invocations == [] and result.errors == [] and result.text == text
+
+
+
+def test_a_tag_left_open_for_pages_is_broken_the_same_way_streamed_or_whole():
+    # A tag's '>' is looked for within a fixed window; the whole text used to look further and
+    # cut the broken tag at the next '<', where the stream had already given up on it.
+    pages = "a = b" * 200
+    text = "<tool " + pages + call("a", f'<arg name="x"><item {pages}</arg>') + call("f", "")
+    result = parse_both_ways(text, "xml")
+    assert calls(result) == [("f", {})]
+    assert [e.message for e in result.errors] == [
+        "a <tool> tag is not closed with '>' before the next tag",
+        "the call to 'a' is malformed: the tag '<item a = ba = ba = ba = ba = ba = ba = ' is not "
+        "closed with '>'",
+    ]
