@@ -121,11 +121,14 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Run the team until it is quiet, the deadline passes or the user interrupts; stopping
+    cuts every member's LLM request and tool at once."""
     team = AgentTeam.from_yaml(args.team, tools=load_tools(args.tools))
-    view: EventView = JsonView(sys.stdout) if args.json else RichView()
+    view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
     started = time.perf_counter()
     deadline = started + args.timeout
     outcome: TeamQuiescent | None = None
+    failure: str | None = None
     with team:
         events = team.events()
         team.send(args.message)
@@ -138,9 +141,15 @@ def _run(args: argparse.Namespace) -> int:
                     outcome = event
                     break
         except TimeoutError:
-            view.note(f"the team was still busy after {args.timeout:g} s; stopping it")
+            failure = f"the team was still busy after {args.timeout:g} s; stopped it"
+            view.note(failure)
     view.summary(outcome, time.perf_counter() - started)
-    return 0 if outcome is not None and outcome.error is None else 1
+    if outcome is not None and outcome.error is not None:
+        failure = f"the run failed: {outcome.error}"
+    if failure is not None:
+        print(f"error: {failure}".splitlines()[0], file=sys.stderr)
+        return 1
+    return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -171,6 +180,8 @@ def _parser() -> argparse.ArgumentParser:
                           "--tools autobyteus_like.tools:builtin_tools for fs.read and friends")
     run.add_argument("--json", action="store_true", help="print events as JSON lines")
     run.add_argument("--yes", "-y", action="store_true", help="approve every tool call")
+    run.add_argument("--verbose", "-v", action="store_true",
+                     help="show whole arguments and results in the live view")
     run.add_argument("--timeout", type=_seconds, default=300.0,
                      help="give up after this many seconds (default 300)")
     run.set_defaults(handler=_run)
@@ -195,6 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except (ConfigError, UsageError) as exc:
         _report(exc, args.debug)
+        if isinstance(exc, ConfigError) and not getattr(args, "tools", None) and any(
+                "unknown tool" in problem for problem in exc.problems):
+            print("hint: the config names tools of your own; pass --tools FILE.py:NAME "
+                  "(or module:NAME) that provides them", file=sys.stderr)
         return 2
     except AutobyteusLikeError as exc:
         _report(exc, args.debug)

@@ -48,7 +48,7 @@ class EventView:
     def __init__(self) -> None:
         self.stats: dict[str, dict[str, float]] = defaultdict(
             lambda: {"turns": 0, "llm_calls": 0, "tool_calls": 0, "failed_calls": 0, "errors": 0,
-                     "llm_s": 0.0, "tools_s": 0.0}
+                     "input_tokens": 0, "output_tokens": 0, "llm_s": 0.0, "tools_s": 0.0}
         )
         self.messages = 0
         self._started: dict[tuple[str, object], float] = {}
@@ -67,6 +67,9 @@ class EventView:
         elif isinstance(event, LLMResponseCompleted | LLMRequestFailed):
             started = self._started.pop((event.agent, event.request_no), None)
             counts["llm_s"] += 0.0 if started is None else now - started
+            if isinstance(event, LLMResponseCompleted):
+                counts["input_tokens"] += event.input_tokens or 0
+                counts["output_tokens"] += event.output_tokens or 0
         elif isinstance(event, ToolCallParsed):
             counts["tool_calls"] += 1
         elif isinstance(event, ToolStarted):
@@ -123,25 +126,39 @@ class JsonView(EventView):
         })
 
 
-def _short(value: Any, limit: int = 80) -> str:
+def _shown(value: Any, limit: int | None = 80) -> str:
+    """A value as one line of text, cut at ``limit`` characters (None: whole)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if limit is None:
+        return text
     text = text.replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RichView(EventView):
-    """A live log: who is thinking, calls with arguments, results, messages, answers."""
+    """A live log: who is thinking, what they say, calls with arguments, results, messages,
+    answers. Everything a model or a tool wrote is printed as plain text, never as markup."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, verbose: bool = False, console: Console | None = None) -> None:
         super().__init__()
-        self._console = Console(highlight=False)
+        self._console = console or Console(highlight=False)
         self._prose: dict[str, list[str]] = defaultdict(list)
+        self._verbose = verbose
+
+    def _short(self, value: Any, limit: int = 80) -> str:
+        return _shown(value, None if self._verbose else limit)
 
     def _say(self, agent: str, style: str, text: str) -> None:
         line = Text()
         line.append(f"{agent:>12} ", style="bold cyan")
         line.append(text, style=style)
         self._console.print(line)
+
+    def _flush_prose(self, agent: str) -> None:
+        """What the agent wrote so far, before the call or the end that follows it."""
+        prose = "".join(self._prose.pop(agent, [])).strip()
+        if prose:
+            self._say(agent, "", f"says: {self._short(prose, 160)}")
 
     def show(self, event: AgentEvent) -> None:
         super().show(event)
@@ -151,39 +168,39 @@ class RichView(EventView):
         elif isinstance(event, AssistantTextDelta):
             self._prose[agent].append(event.text)
         elif isinstance(event, LLMResponseCompleted):
-            prose = "".join(self._prose.pop(agent, [])).strip()
-            if prose:
-                self._say(agent, "", f"says: {_short(prose, 160)}")
+            self._flush_prose(agent)
         elif isinstance(event, ToolCallParsed):
+            self._flush_prose(agent)
             call = event.invocation
-            self._say(agent, "yellow", f"calls {call.name}({_short(call.arguments)})")
+            self._say(agent, "yellow", f"calls {call.name}({self._short(call.arguments)})")
         elif isinstance(event, ApprovalRequested):
             self._say(agent, "magenta", f"waits for approval of {event.invocation.name}")
         elif isinstance(event, ToolResultReceived):
             result = event.result
             if result.status == "success":
-                self._say(agent, "green", f"{result.tool_name} -> {_short(result.content)}")
+                self._say(agent, "green", f"{result.tool_name} -> {self._short(result.content)}")
             elif result.error is not None:
                 self._say(agent, "red", f"{result.tool_name} failed: {result.error.code.value}: "
-                                        f"{_short(result.error.message, 120)}")
+                                        f"{self._short(result.error.message, 120)}")
         elif isinstance(event, MessageDelivered):
             self._say(event.sender or "user", "blue",
-                      f"-> {event.recipient}: {_short(event.content, 120)}")
+                      f"-> {event.recipient}: {self._short(event.content, 120)}")
         elif isinstance(event, TurnCompleted):
             if event.error:
-                self._say(agent, "bold red", f"turn failed: {_short(event.error, 160)}")
+                self._say(agent, "bold red", f"turn failed: {self._short(event.error, 160)}")
             else:
-                self._say(agent, "bold", f"answers: {_short(event.answer, 160)}")
+                self._say(agent, "bold", f"answers: {self._short(event.answer, 160)}")
         elif isinstance(event, AgentErrorOccurred):
-            self._say(agent, "red", f"error: {_short(event.message, 160)}")
+            self._say(agent, "red", f"error: {self._short(event.message, 160)}")
 
     def note(self, text: str) -> None:
-        self._console.print(f"[dim]{text}[/dim]", highlight=False)
+        self._console.print(Text(text, style="dim"))
 
     def ask_approval(self, event: ApprovalRequested) -> tuple[bool, str]:
         call = event.invocation
-        if Confirm.ask(f"Approve [bold]{event.agent}[/bold]: {call.name}"
-                       f"({_short(call.arguments, 200)})?", console=self._console):
+        question = Text.assemble("Approve ", (event.agent, "bold"),
+                                 f": {call.name}({self._short(call.arguments, 200)})?")
+        if Confirm.ask(question, console=self._console):
             return True, ""
         return False, Prompt.ask("Reason", default="denied at the terminal",
                                  console=self._console)
@@ -191,17 +208,16 @@ class RichView(EventView):
     def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
         table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")
         for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors",
-                       "LLM s", "tools s"):
+                       "input tokens", "output tokens", "LLM s", "tools s"):
             table.add_column(column, justify="left" if column == "agent" else "right")
         for agent, counts in self.stats.items():
             table.add_row(agent, *(f"{value:.2f}" if isinstance(value, float) else str(value)
                                    for value in counts.values()))
         self._console.print(table)
         if outcome is None:
-            self._console.print("[bold red]the run did not finish[/bold red]")
+            self._console.print(Text("the run did not finish", style="bold red"))
         elif outcome.error:
-            self._console.print(f"[bold red]the coordinator failed:[/bold red] {outcome.error}",
-                                markup=True, highlight=False)
+            self._console.print(Text.assemble(("the coordinator failed: ", "bold red"),
+                                              outcome.error))
         else:
-            self._console.print(f"[bold green]answer:[/bold green] {outcome.answer}",
-                                highlight=False)
+            self._console.print(Text.assemble(("answer: ", "bold green"), outcome.answer))

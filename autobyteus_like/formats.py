@@ -11,11 +11,9 @@ from dataclasses import dataclass
 
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest, render_results
-from autobyteus_like.formatters.native_formatter import NativeFormatter
 from autobyteus_like.formatters.registry import BUILTIN_FORMATTERS
 from autobyteus_like.parsers.registry import BUILTIN_PARSERS, ParserFactory
 from autobyteus_like.parsers.streaming import StreamingToolCallParser
-from autobyteus_like.parsers.text_only_parser import TextOnlyParser
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
@@ -23,7 +21,7 @@ from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
 __all__ = ["NATIVE", "FormatRegistry", "ToolFormat"]
 
-NATIVE = "native"
+NATIVE = ToolCallFormat.NATIVE.value
 """Native tool calling: tools in the provider's ``tools`` parameter, calls as structured data."""
 
 
@@ -59,7 +57,6 @@ class FormatRegistry:
             ToolFormat(fmt.value, BUILTIN_FORMATTERS[fmt], BUILTIN_PARSERS[fmt])
             for fmt in ToolCallFormat
         ]
-        builtins.append(ToolFormat(NATIVE, NativeFormatter(), TextOnlyParser))
         for tool_format in builtins if formats is None else formats:
             self._formats[tool_format.name] = tool_format
 

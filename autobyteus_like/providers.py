@@ -19,6 +19,8 @@ class LLMProvider(StrEnum):
     GEMINI = "gemini"
     ANTHROPIC = "anthropic"
     OLLAMA = "ollama"
+    VLLM = "vllm"
+    LLAMACPP = "llamacpp"
     SCRIPTED = "scripted"
     OTHER = "other"
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 from autobyteus_like.enum_names import parse_member
 from autobyteus_like.providers import LLMProvider
 
-__all__ = ["ToolCallFormat", "format_for_provider"]
+__all__ = ["TEXT_FORMATS", "ToolCallFormat", "format_for_provider"]
 
 
 class ToolCallFormat(StrEnum):
@@ -19,12 +19,18 @@ class ToolCallFormat(StrEnum):
     XML = "xml"
     EXECUTE = "execute"
     TOOL_CALL = "tool_call"
+    NATIVE = "native"
+    """Tools in the provider's own ``tools`` parameter; calls and results as structured data."""
 
     @classmethod
     def parse(cls, value: ToolCallFormat | str) -> ToolCallFormat:
         """Accept a member or its string value (case-insensitive), with a clear error."""
         return parse_member(cls, value, "tool call format", "formats")
 
+
+TEXT_FORMATS: tuple[ToolCallFormat, ...] = tuple(f for f in ToolCallFormat
+                                                if f is not ToolCallFormat.NATIVE)
+"""The formats whose calls are written in the text (every one but native)."""
 
 _PROVIDER_DEFAULTS: dict[LLMProvider, ToolCallFormat] = {
     LLMProvider.OPENAI: ToolCallFormat.OPENAI,

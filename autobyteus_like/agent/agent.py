@@ -70,11 +70,14 @@ class Agent:
         with self._lock:
             if self._ref is not None:
                 return self
+            llm = self.config.build_llm()  # a described LLM becomes real only now
+            config = self.config if llm is self.config.llm else self.config.model_copy(
+                update={"llm": llm})
             handlers = default_handlers()
             for event_type, handler in self.config.handlers.items():
                 handlers.register(event_type, handler)
             self._ref = AgentActor.start(
-                self.config, self.tools, self.format, self.system_prompt, handlers,
+                config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads,
             )
         return self

@@ -23,7 +23,9 @@ class AgentConfig(BaseModel):
 
     ``tools`` holds definitions (``@tool`` functions, ``BaseTool``s) or names, resolved
     against the registry given to ``Agent``/``AgentTeam``. ``llm`` is an LLM object, or its
-    description as data (``{"provider": "scripted", "responses": [...]}``). The tool format is
+    description as data (``{"provider": "openai", "model": ...}``), which stays data (an
+    ``LLMSpec``: no key, SDK or network needed) until the agent starts; a scripted LLM is built
+    at once, since it needs none of them. The tool format is
     ``tool_format`` if given, else XML when ``use_xml_tool_format``, else the LLM provider's
     default.
     """
@@ -33,7 +35,7 @@ class AgentConfig(BaseModel):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     role: str = ""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
-    llm: LLM
+    llm: LLM | LLMSpec
     tools: list[Any] = Field(default_factory=list)
     tool_format: str | None = None
     use_xml_tool_format: bool = False
@@ -69,20 +71,25 @@ class AgentConfig(BaseModel):
     @classmethod
     def _llm_from_data(cls, value: Any) -> Any:
         if isinstance(value, dict):
-            return LLMSpec.model_validate(value).build()
+            value = LLMSpec.model_validate(value)
+        if isinstance(value, LLMSpec):
+            return value.build() if value.provider == "scripted" else value
         if not isinstance(value, LLM):
             raise ValueError(
                 "llm must be an LLM object or a mapping like {provider: scripted, responses: [...]}"
             )
         return value
 
+    def build_llm(self) -> LLM:
+        """The agent's LLM, built from its description if it is still data (raises
+        ``LLMError`` naming a missing key or extra)."""
+        return self.llm.build() if isinstance(self.llm, LLMSpec) else self.llm
+
     @field_validator("tool_format")
     @classmethod
     def _known_format(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        if value.strip().lower() == "native":
-            return "native"
         return ToolCallFormat.parse(value).value
 
     @field_validator("tools")

@@ -11,6 +11,7 @@ from typing import Any
 
 from autobyteus_like.formatters.base import ToolFormatter, json_text
 from autobyteus_like.formatters.json_family import result_block
+from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
@@ -20,6 +21,7 @@ __all__ = ["NativeFormatter"]
 class NativeFormatter(ToolFormatter):
     """Teaches nothing in the prompt: the provider declares the tools."""
 
+    format = ToolCallFormat.NATIVE
     teaches_in_prompt = False
 
     def guidelines(self) -> str:

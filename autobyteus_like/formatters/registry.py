@@ -9,6 +9,7 @@ from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.execute_formatter import ExecuteFormatter
 from autobyteus_like.formatters.gemini_formatter import GeminiFormatter
 from autobyteus_like.formatters.json_formatter import JsonFormatter
+from autobyteus_like.formatters.native_formatter import NativeFormatter
 from autobyteus_like.formatters.openai_formatter import OpenAiFormatter
 from autobyteus_like.formatters.tool_call_formatter import ToolCallFormatter
 from autobyteus_like.formatters.xml_formatter import XmlFormatter
@@ -26,6 +27,7 @@ BUILTIN_FORMATTERS: Mapping[ToolCallFormat, ToolFormatter] = MappingProxyType(
             XmlFormatter(),
             ExecuteFormatter(),
             ToolCallFormatter(),
+            NativeFormatter(),
         )
     }
 )

@@ -14,7 +14,6 @@ arguments are therefore reported when the response completes, when the reason is
 from __future__ import annotations
 
 import dataclasses
-import json
 
 from autobyteus_like.events import (
     AgentEvent,
@@ -37,6 +36,7 @@ from autobyteus_like.parsers.events import (
     ToolCallCompleted,
     ToolCallFailed,
 )
+from autobyteus_like.parsers.json_text_scanner import load_json
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 
 __all__ = ["CUT_OFF", "LLMResponseHandler"]
@@ -107,11 +107,12 @@ class LLMResponseHandler:
         ``invalid_json`` error result the model sees, never a crash (seed 002 section 7).
         It keeps its place among the calls now; its result waits for the end of the response,
         which says whether the arguments were cut off."""
-        try:
-            arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+        ok, arguments, reason = load_json(call.arguments) if call.arguments.strip() else (
+            True, {}, "")
+        if not ok:
+            arguments, problem = {}, f"are not valid JSON ({reason})"
+        else:
             problem = "" if isinstance(arguments, dict) else "are not a JSON object"
-        except ValueError as exc:
-            arguments, problem = {}, f"are not valid JSON ({exc})"
         if problem:
             error = ParseErrorInfo(
                 message=f"invalid_json: the arguments of {call.name!r} {problem}",

@@ -23,8 +23,7 @@ from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import api_key as api_key_value
-from autobyteus_like.llm.provider_setup import import_sdk
+from autobyteus_like.llm.provider_setup import prepare
 from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import read_stainless
 from autobyteus_like.llm.wire_names import WireNames
@@ -50,8 +49,10 @@ class AnthropicLLM(LLM):
         timeout_s: float = 60.0,
         max_retries: int = 3,
     ) -> None:
-        key = api_key_value("anthropic", api_key, api_key_env or "ANTHROPIC_API_KEY")
-        anthropic = import_sdk("anthropic", "anthropic", "anthropic", "Anthropic")
+        key, anthropic = prepare("anthropic", key=api_key,
+                                 key_variable=api_key_env or "ANTHROPIC_API_KEY",
+                                 key_required=True, sdk="anthropic", package="anthropic",
+                                 extra="anthropic")
         self.model = model
         self._sdk = anthropic
         self._retry = RetryPolicy(max_retries)

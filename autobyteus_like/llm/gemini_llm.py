@@ -22,8 +22,7 @@ from autobyteus_like.llm.connection_watch import client_options
 from autobyteus_like.llm.gemini_wire import arguments_text, encode_contents, encode_tools
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall, TokenUsage
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import api_key as api_key_value
-from autobyteus_like.llm.provider_setup import import_sdk
+from autobyteus_like.llm.provider_setup import import_sdk, prepare
 from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import read_genai
 from autobyteus_like.llm.wire_names import WireNames
@@ -51,8 +50,9 @@ class GeminiLLM(LLM):
         max_retries: int = 3,
         retry_initial_delay_s: float = 1.0,
     ) -> None:
-        key = api_key_value("gemini", api_key, api_key_env or "GEMINI_API_KEY")
-        genai = import_sdk("google.genai", "google-genai", "gemini", "Gemini")
+        key, genai = prepare("gemini", key=api_key, key_variable=api_key_env or "GEMINI_API_KEY",
+                             key_required=True, sdk="google.genai", package="google-genai",
+                             extra="gemini")
         types = import_sdk("google.genai.types", "google-genai", "gemini", "Gemini")
         errors = import_sdk("google.genai.errors", "google-genai", "gemini", "Gemini")
         self.model = model

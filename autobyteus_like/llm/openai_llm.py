@@ -18,8 +18,7 @@ from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_optio
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, TokenUsage
 from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder, encode_messages, encode_tools
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import api_key as api_key_value
-from autobyteus_like.llm.provider_setup import import_sdk
+from autobyteus_like.llm.provider_setup import prepare
 from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import read_stainless
 from autobyteus_like.llm.wire_names import WireNames
@@ -27,19 +26,23 @@ from autobyteus_like.providers import LLMProvider
 
 __all__ = ["OPENAI_COMPATIBLE", "OpenAILLM"]
 
-OPENAI_COMPATIBLE: dict[LLMProvider, tuple[str | None, str]] = {
-    LLMProvider.OPENAI: (None, "OPENAI_API_KEY"),
-    LLMProvider.DEEPSEEK: ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
-    LLMProvider.MISTRAL: ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
-    LLMProvider.GROK: ("https://api.x.ai/v1", "XAI_API_KEY"),
-    LLMProvider.OLLAMA: ("http://localhost:11434/v1", "OLLAMA_API_KEY"),
+OPENAI_COMPATIBLE: dict[LLMProvider, tuple[str | None, str, bool]] = {
+    LLMProvider.OPENAI: (None, "OPENAI_API_KEY", True),
+    LLMProvider.DEEPSEEK: ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", True),
+    LLMProvider.MISTRAL: ("https://api.mistral.ai/v1", "MISTRAL_API_KEY", True),
+    LLMProvider.GROK: ("https://api.x.ai/v1", "XAI_API_KEY", True),
+    LLMProvider.OLLAMA: ("http://localhost:11434/v1", "OLLAMA_API_KEY", False),
+    LLMProvider.VLLM: ("http://localhost:8000/v1", "VLLM_API_KEY", False),
+    LLMProvider.LLAMACPP: ("http://localhost:8080/v1", "LLAMACPP_API_KEY", False),
 }
-"""Each provider's default base URL (None: the SDK's) and API key variable."""
+"""Each provider's default base URL (None: the SDK's), API key variable, and whether it needs a
+key. Servers people run themselves (Ollama, vLLM, llama.cpp) need none wherever they run; a key
+set in the variable is still sent."""
 
 
 class OpenAILLM(LLM):
-    """A Chat Completions model. ``base_url`` points at any compatible server; a local one
-    (Ollama, vLLM, llama.cpp) needs no key."""
+    """A Chat Completions model. ``base_url`` points at any compatible server; the
+    self-hosted providers (``ollama``, ``vllm``, ``llamacpp``) need no key, local or remote."""
 
     def __init__(
         self,
@@ -55,19 +58,18 @@ class OpenAILLM(LLM):
         max_retries: int = 3,
     ) -> None:
         self.provider = LLMProvider.parse(provider)
-        default_url, default_env = OPENAI_COMPATIBLE.get(self.provider, (None, "OPENAI_API_KEY"))
+        default_url, default_env, key_required = OPENAI_COMPATIBLE.get(
+            self.provider, (None, "OPENAI_API_KEY", True))
         self.model = model
         self.base_url = base_url or default_url
-        local = self.base_url is not None and any(
-            host in self.base_url for host in ("localhost", "127.0.0.1", "[::1]")
-        )
-        key = api_key_value(self.provider.value, api_key, api_key_env or default_env,
-                            optional=local)
-        openai = import_sdk("openai", "openai", "openai", "OpenAI")
+        key, openai = prepare(self.provider.value, key=api_key,
+                              key_variable=api_key_env or default_env,
+                              key_required=key_required, sdk="openai", package="openai",
+                              extra="openai")
         self._sdk = openai
         self._retry = RetryPolicy(max_retries)
         self._client = openai.OpenAI(
-            api_key=key or "not-needed",  # local servers ignore it
+            api_key=key or "not-needed",  # self-hosted servers ignore it
             base_url=self.base_url, max_retries=0,  # ProviderCall retries, cancellably
             timeout=openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
             http_client=openai.DefaultHttpxClient(**client_options()),

@@ -1,5 +1,5 @@
-"""What every real provider needs before its first request: a key and its SDK, or one clear
-message saying what to set or install."""
+"""What every real provider needs before its first request: a key (for providers that ask for
+one) and its SDK, or one clear message saying everything that is missing."""
 
 from __future__ import annotations
 
@@ -9,23 +9,33 @@ from types import ModuleType
 
 from autobyteus_like.errors import LLMError
 
-__all__ = ["api_key", "import_sdk"]
+__all__ = ["import_sdk", "prepare"]
 
 
-def api_key(provider: str, given: str | None, variable: str, *, optional: bool = False
-            ) -> str | None:
-    """The key passed in, else the environment's; missing (and not optional) is an error."""
-    key = given or os.environ.get(variable)
-    if not key and not optional:
-        raise LLMError(f"no API key for {provider}: set the {variable} environment variable "
+def prepare(provider: str, *, key: str | None, key_variable: str, key_required: bool,
+            sdk: str, package: str, extra: str) -> tuple[str | None, ModuleType]:
+    """The API key (given, else from ``key_variable``) and the SDK module; if either is missing
+    one ``LLMError`` names both (so a new user fixes everything in one go)."""
+    resolved = key or os.environ.get(key_variable) or None
+    missing: list[str] = []
+    if resolved is None and key_required:
+        missing.append(f"an API key: set the {key_variable} environment variable "
                        "(or api_key_env / api_key)")
-    return key
+    module: ModuleType | None = None
+    try:
+        module = importlib.import_module(sdk)
+    except ImportError:
+        missing.append(f"the {package} package: pip install 'autobyteus-like[{extra}]'")
+    if missing or module is None:
+        raise LLMError(f"the {provider} provider needs {' and '.join(missing)}",
+                       provider=provider)
+    return resolved, module
 
 
 def import_sdk(module: str, package: str, extra: str, provider: str) -> ModuleType:
-    """The provider's SDK module, imported now (never at ``import autobyteus_like``)."""
+    """One more module of a provider's SDK, imported now (never at ``import autobyteus_like``)."""
     try:
         return importlib.import_module(module)
     except ImportError:
         raise LLMError(f"the {provider} provider needs the {package} package: "
-                       f"pip install 'autobyteus-like[{extra}]'") from None
+                       f"pip install 'autobyteus-like[{extra}]'", provider=provider) from None

@@ -37,7 +37,8 @@ class LLMSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     provider: Literal[
-        "scripted", "openai", "deepseek", "mistral", "grok", "ollama", "anthropic", "gemini"
+        "scripted", "openai", "deepseek", "mistral", "grok", "ollama", "vllm", "llamacpp",
+        "anthropic", "gemini",
     ]
     responses: list[str] = Field(default_factory=list)
     chunk_size: int | tuple[int, int] | None = None

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.execute_parser import ExecuteParser
 from autobyteus_like.parsers.json_parser import JsonToolCallParser
+from autobyteus_like.parsers.text_only_parser import TextOnlyParser
 from autobyteus_like.parsers.tool_call_parser import ToolCallTagParser
 from autobyteus_like.parsers.xml_parser import XmlToolCallParser
 from autobyteus_like.tool_call_format import ToolCallFormat
@@ -27,5 +28,6 @@ BUILTIN_PARSERS: Mapping[ToolCallFormat, ParserFactory] = MappingProxyType(
         ToolCallFormat.XML: XmlToolCallParser,
         ToolCallFormat.EXECUTE: ExecuteParser,
         ToolCallFormat.TOOL_CALL: ToolCallTagParser,
+        ToolCallFormat.NATIVE: TextOnlyParser,
     }
 )

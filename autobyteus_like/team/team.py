@@ -15,7 +15,7 @@ from types import TracebackType
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
-from autobyteus_like.errors import AgentStoppedError, ConfigError, ToolFailure
+from autobyteus_like.errors import AgentStoppedError, ConfigError, LLMError, ToolFailure
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
@@ -86,9 +86,20 @@ class AgentTeam:
     # -- life cycle --------------------------------------------------------------------------
 
     def start(self) -> AgentTeam:
-        """Start every member."""
-        for agent in self.agents.values():
-            agent.start()
+        """Start every member. If one cannot start, the ones already started are stopped again;
+        an LLM that cannot be built (a missing API key or extra) is a ``ConfigError`` naming
+        the member."""
+        starting = ""
+        try:
+            for agent in self.agents.values():
+                starting = agent.name
+                agent.start()
+        except LLMError as exc:
+            self.stop()
+            raise ConfigError(f"team {self.name!r}", [f"member {starting!r}: {exc}"]) from exc
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:

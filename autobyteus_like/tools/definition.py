@@ -189,7 +189,7 @@ def _loosen(value: Any, declared: str) -> Any:
     if declared in _CONTAINER_TYPES:
         try:
             decoded = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
         return decoded if isinstance(decoded, list | dict) else value
     if declared in _SCALAR_TYPES:

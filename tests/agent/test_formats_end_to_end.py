@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolCallFormat, tool
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.formatters import formatter_for
+from autobyteus_like.tool_call_format import TEXT_FORMATS
 
 
 @tool
@@ -31,7 +32,7 @@ EXPECTED_RESULTS = {
 }
 
 
-@pytest.mark.parametrize("fmt", [f.value for f in ToolCallFormat])
+@pytest.mark.parametrize("fmt", [f.value for f in TEXT_FORMATS])
 def test_a_multi_call_turn_in_every_format(fmt):
     formatter = formatter_for(fmt)
     first = formatter.format_call("multiply", {"a": 6, "b": 7})

@@ -109,3 +109,32 @@ def test_a_hundred_thousand_nested_items_are_a_parse_error_and_the_next_call_run
         assert shown.count('status="success">3</tool_result>') == 1
         assert (f"&lt;arg&gt;/&lt;item&gt; elements are nested deeper than {MAX_NESTING_DEPTH}"
                 " levels") in shown
+
+
+@tool
+def total(values: list[int]) -> int:
+    """Sum a list."""
+    return sum(values)
+
+
+def test_deep_json_in_a_string_argument_is_invalid_args():
+    deep = "[" * 5_000 + "]" * 5_000  # a list argument given as JSON text, too deep to decode
+    llm = ScriptedLLM([json.dumps({"name": "total", "arguments": {"values": deep}}), "ok"])
+    config = AgentConfig(name="target", llm=llm, tools=[total], tool_format="json")
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=30) == "ok"
+    [shown] = results_shown(llm)
+    assert shown["content"]["code"] == "INVALID_ARGS"
+
+
+def test_native_arguments_nested_too_deep_are_an_invalid_json_result():
+    from autobyteus_like.llm import NativeToolCall, ScriptedReply
+
+    deep = '{"values": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    llm = ScriptedLLM([ScriptedReply(tool_calls=(NativeToolCall("c1", "total", deep),)), "ok"])
+    config = AgentConfig(name="target", llm=llm, tools=[total], tool_format="native")
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=30) == "ok"
+    [result] = llm.requests[1].messages[-1].tool_results
+    assert result.error is not None and result.error.code.value == "PARSE_ERROR"
+    assert "invalid_json" in result.error.message

@@ -107,7 +107,7 @@ def test_end_to_end_an_openai_call_cut_at_max_tokens_and_the_usage_breakdown():
                                    "prompt_tokens_details": {"cached_tokens": 64},
                                    "completion_tokens_details": {"reasoning_tokens": 12}})]
     with ReplayServer([Stream(cut), Stream(fixture("openai/text"))]) as server:
-        llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url, max_tokens=16)
+        llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k", max_tokens=16)
         answer, events = run_agent(llm, tool_format="native")
     assert answer == "Hello there."
     tool_message = server.requests[1]["messages"][-1]

@@ -17,7 +17,7 @@ from tests.llm.replay_server import ReplayServer, Stream, fixture
 
 
 def agent(server: ReplayServer, **options) -> Agent:
-    llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url)
+    llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k")
     return Agent(AgentConfig(name="native", llm=llm, tools=[fs_read, add],
                              system_prompt="Be brief.\n{{tools}}", **options))
 

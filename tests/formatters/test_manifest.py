@@ -12,12 +12,13 @@ from autobyteus_like.formatters import (
     render_results,
     render_system_prompt,
 )
+from autobyteus_like.tool_call_format import TEXT_FORMATS
 from tests.sample_tools import everything, sample_registry, write_file
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
-@pytest.mark.parametrize("fmt", list(ToolCallFormat))
+@pytest.mark.parametrize("fmt", list(TEXT_FORMATS))
 def test_manifest_matches_golden_file(fmt):
     manifest = build_manifest(sample_registry(), fmt)
     path = GOLDEN / f"{fmt.value}.txt"

@@ -38,7 +38,7 @@ def collect(llm: LLM, request: LLMRequest) -> tuple[str, list[NativeToolCall], T
 
 
 def openai_on(server: ReplayServer, **options: Any) -> LLM:
-    return OpenAILLM("gpt-4o-mini", base_url=server.base_url, **options)
+    return OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k", **options)
 
 
 def anthropic_on(server: ReplayServer, **options: Any) -> LLM:

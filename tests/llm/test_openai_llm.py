@@ -21,7 +21,7 @@ HELLO = LLMRequest("You are terse.", (Message("user", "hi"),))
 
 
 def make(server: ReplayServer, **options) -> OpenAILLM:
-    return OpenAILLM("gpt-4o-mini", base_url=server.base_url, **options)
+    return OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k", **options)
 
 
 def test_text_stream_with_usage():
@@ -77,7 +77,7 @@ def test_request_bodies_have_exactly_the_wire_keys():
 
 
 def make_offline() -> OpenAILLM:
-    return OpenAILLM("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", temperature=0.2,
+    return OpenAILLM("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="k", temperature=0.2,
                      max_tokens=256)
 
 
@@ -103,11 +103,24 @@ def test_a_persistent_server_error_fails_clearly():
 
 def test_missing_key_and_missing_extra_say_what_to_do(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(LLMError, match="no API key for openai: set the OPENAI_API_KEY"):
+    with pytest.raises(LLMError, match="the openai provider needs an API key: set the "
+                                       "OPENAI_API_KEY environment variable"):
         OpenAILLM("gpt-4o-mini")
+    for keyless in ("ollama", "vllm", "llamacpp"):  # wherever the server runs
+        monkeypatch.delenv(f"{keyless.upper()}_API_KEY", raising=False)
+        remote = OpenAILLM("m", provider=keyless, base_url="http://gpu-box.example:8000/v1")
+        assert remote.base_url == "http://gpu-box.example:8000/v1"
+    with pytest.raises(LLMError, match="the openai provider needs an API key"):
+        OpenAILLM("m", base_url="http://localhost:8000/v1")  # OpenAI asks for a key anywhere
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
     assert OpenAILLM("deepseek-chat", provider="deepseek").base_url == "https://api.deepseek.com/v1"
     assert OpenAILLM("llama3.1", provider="ollama").base_url == "http://localhost:11434/v1"
     monkeypatch.setitem(sys.modules, "openai", None)
     with pytest.raises(LLMError, match=r"pip install 'autobyteus-like\[openai\]'"):
         OpenAILLM("gpt-4o-mini", api_key="sk-test")
+    with pytest.raises(LLMError) as both:
+        OpenAILLM("gpt-4o-mini")
+    assert str(both.value) == (
+        "the openai provider needs an API key: set the OPENAI_API_KEY environment variable "
+        "(or api_key_env / api_key) and the openai package: pip install "
+        "'autobyteus-like[openai]'")

@@ -40,7 +40,8 @@ def failure_of(llm, request: LLMRequest = HELLO) -> LLMError:
 
 def test_rate_limits_retried_to_the_end_say_so():
     with ReplayServer([LIMITED] * 3) as server:
-        error = failure_of(OpenAILLM("gpt-4o-mini", base_url=server.base_url, max_retries=2))
+        error = failure_of(OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k",
+                                     max_retries=2))
     assert str(error) == ("openai gpt-4o-mini: HTTP 429 rate limited after 3 attempts: "
                           "Rate limit reached for gpt-4o-mini")
     assert (error.provider, error.model, error.status, error.attempts) == (
@@ -52,7 +53,7 @@ def test_rate_limits_retried_to_the_end_say_so():
 
 def test_a_refused_connection_names_the_address():
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    error = failure_of(OpenAILLM("gpt-4o-mini", base_url=url, max_retries=1))
+    error = failure_of(OpenAILLM("gpt-4o-mini", base_url=url, api_key="k", max_retries=1))
     assert str(error) == (f"openai gpt-4o-mini: connection refused after 2 attempts: "
                           f"{url}/chat/completions")
     assert (error.status, error.attempts, error.server_message) == (None, 2, None)
@@ -76,8 +77,8 @@ def test_the_server_decides_with_x_should_retry_and_a_long_retry_after():
                        {"x-should-retry": "false"})
     later = Failure(429, {"error": {"message": "come back in an hour"}}, {"retry-after": "3600"})
     with ReplayServer([no_retry, later, LIMITED]) as server:
-        first = failure_of(OpenAILLM("m", base_url=server.base_url, max_retries=3))
-        second = failure_of(OpenAILLM("m", base_url=server.base_url, max_retries=3))
+        first = failure_of(OpenAILLM("m", base_url=server.base_url, api_key="k", max_retries=3))
+        second = failure_of(OpenAILLM("m", base_url=server.base_url, api_key="k", max_retries=3))
     assert (first.status, first.attempts) == (503, 1)
     assert (second.status, second.attempts, second.server_message) == (
         429, 1, "come back in an hour")  # reported now rather than waiting an hour
@@ -111,14 +112,14 @@ def test_an_error_inside_a_stream_is_an_llm_error_with_the_status_it_names():
     chunks = [*fixture("openai/text")[:2],
               {"error": {"message": "Token limit reached", "code": 400}}]
     with ReplayServer([Stream(chunks)]) as server:
-        error = failure_of(OpenAILLM("m", base_url=server.base_url))
+        error = failure_of(OpenAILLM("m", base_url=server.base_url, api_key="k"))
     assert str(error) == "openai m: error inside the stream (status 400): Token limit reached"
     assert (error.status, error.attempts) == (400, 1)
 
 
 def test_a_malformed_stream_is_an_llm_error_not_a_json_traceback():
     with ReplayServer([Recorded(b"data: {not json\n\n")]) as server:
-        error = failure_of(OpenAILLM("m", base_url=server.base_url))
+        error = failure_of(OpenAILLM("m", base_url=server.base_url, api_key="k"))
     assert str(error).startswith("openai m: unexpected JSONDecodeError: ")
     assert isinstance(error.__cause__, ValueError)
 

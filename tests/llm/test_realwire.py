@@ -60,7 +60,7 @@ def replay(llm: LLM, request: LLMRequest) -> Outcome:
 def provider_llm(provider: str, server: ReplayServer) -> LLM:
     root = server.base_url.removesuffix("/v1")
     if provider == "openai":
-        return OpenAILLM("recorded", base_url=server.base_url, max_retries=0)
+        return OpenAILLM("recorded", base_url=server.base_url, api_key="k", max_retries=0)
     if provider == "anthropic":
         return AnthropicLLM("recorded", base_url=root, api_key="k", max_retries=0)
     return GeminiLLM("recorded", base_url=root + "/", api_key="k", max_retries=0)

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autobyteus_like import ToolCallFormat
 from autobyteus_like.formatters import formatter_for
 from autobyteus_like.parsers import parse_tool_calls
 from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.tool_call_format import TEXT_FORMATS
 from tests.parsers.helpers import parse_in_chunks
 from tests.sample_tools import sample_registry
 
-FORMATS = [f.value for f in ToolCallFormat]
+FORMATS = [f.value for f in TEXT_FORMATS]
 TRICKY = st.sampled_from([*'<>{}[]"\\&;/!-: \n',
     "<tool", "</tool>", "<arg", "</arg>", "<item>", "<![CDATA[", "]]>", "<execute>",
     "</execute>", "<think>", "</think>", "<TOOL_CALL>", "</TOOL_CALL>", '{"name": ', '"arguments"',

@@ -1,12 +1,12 @@
 import pytest
 
-from autobyteus_like import ToolCallFormat
 from autobyteus_like.formatters import example_arguments, formatter_for
+from autobyteus_like.tool_call_format import TEXT_FORMATS
 from tests.parsers.helpers import parse_both_ways
 from tests.sample_tools import everything, sample_registry, write_file
 
 
-@pytest.mark.parametrize("fmt", list(ToolCallFormat))
+@pytest.mark.parametrize("fmt", list(TEXT_FORMATS))
 @pytest.mark.parametrize("tool", [everything, write_file], ids=lambda t: t.name)
 def test_formatter_example_parses_back_into_the_invocation_it_shows(fmt, tool):
     arguments = example_arguments(tool)
@@ -17,7 +17,7 @@ def test_formatter_example_parses_back_into_the_invocation_it_shows(fmt, tool):
     assert result.text == "Let me do that.\n\nOK."
 
 
-@pytest.mark.parametrize("fmt", list(ToolCallFormat))
+@pytest.mark.parametrize("fmt", list(TEXT_FORMATS))
 def test_awkward_values_survive_the_round_trip(fmt):
     arguments = {"path": "src/a&b <x>.html", "content": 'He said "hi" </tool> </execute> ]]> \\n'}
     text = formatter_for(fmt).format_call("write_file", arguments, call_id="call_7")
@@ -26,7 +26,7 @@ def test_awkward_values_survive_the_round_trip(fmt):
     assert [i.arguments for i in result.invocations] == [arguments]
 
 
-@pytest.mark.parametrize("fmt", list(ToolCallFormat))
+@pytest.mark.parametrize("fmt", list(TEXT_FORMATS))
 def test_control_characters_round_trip(fmt):
     arguments = {"path": "bin\x00\x01\x1f", "content": "tab\tnl\n\ufffe\ue000\ue0011\ue001"}
     text = formatter_for(fmt).format_call("write_file", arguments)

@@ -58,11 +58,11 @@ def test_a_good_config_loads(tmp_path):
      "integer"),
     (("tools: [send_message_to, lookup]", "tool_format: yaml"),
      "members[0].tool_format: unknown tool call format 'yaml'; known formats: openai, gemini, "
-     "json, xml, execute, tool_call"),
+     "json, xml, execute, tool_call, native"),
     (("tools: [send_message_to, lookup]", "colour: red"), "members[0].colour: unknown field"),
     (("{provider: scripted", "{provider: gpt"),
      "members[0].llm.provider: Input should be 'scripted', 'openai', 'deepseek', 'mistral', "
-     "'grok', 'ollama', 'anthropic' or 'gemini'"),
+     "'grok', 'ollama', 'vllm', 'llamacpp', 'anthropic' or 'gemini'"),
     (("{provider: scripted, responses: [\"hi\"]}", "{provider: ollama}"),
      "members[0].llm: provider 'ollama' needs a model name (model: ...)"),
 ])

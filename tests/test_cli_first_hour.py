@@ -1,0 +1,197 @@
+"""The first hour on the command line: validate needs no key, every failure is one line, stop
+means stop, and the live view shows model text as text."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autobyteus_like import __version__
+from autobyteus_like.cli import main
+from tests.llm.replay_server import Failure, Hang, ReplayServer, Stream, fixture
+
+ROOT = Path(__file__).parent.parent
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
+
+
+def write_team(tmp_path: Path, llm: dict, **member: object) -> Path:
+    team = {"name": "t", "coordinator": "lead",
+            "members": [{"name": "lead", "llm": llm, **member}]}
+    path = tmp_path / "team.yaml"
+    path.write_text(yaml.safe_dump(team))
+    return path
+
+
+@pytest.fixture
+def no_keys(monkeypatch):
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"autobyteus-like {__version__}"
+
+
+@pytest.mark.parametrize("llm", [
+    {"provider": "openai", "model": "gpt-4o-mini"},
+    {"provider": "anthropic", "model": "claude-sonnet-5"},
+    {"provider": "gemini", "model": "gemini-2.5-flash"},
+])
+def test_validate_needs_no_key_extra_or_network(llm, tmp_path, capsys, no_keys, monkeypatch):
+    for sdk in ("openai", "anthropic", "google.genai"):
+        monkeypatch.setitem(sys.modules, sdk, None)  # the extras are not installed either
+    assert main(["validate", str(write_team(tmp_path, llm))]) == 0
+    assert "valid team 't'" in capsys.readouterr().out
+
+
+def test_a_missing_key_is_one_line_naming_the_member_and_the_variable(tmp_path, capsys,
+                                                                      no_keys):
+    team = write_team(tmp_path, {"provider": "openai", "model": "gpt-4o-mini"})
+    assert main(["run", str(team), "--message", "hi"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == ("error: team 't': member 'lead': the openai provider needs an API key: set "
+                    "the OPENAI_API_KEY environment variable (or api_key_env / api_key)")
+
+
+def test_a_missing_key_and_extra_are_said_together(tmp_path, capsys, no_keys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    team = write_team(tmp_path, {"provider": "anthropic", "model": "claude-sonnet-5"})
+    assert main(["run", str(team), "--message", "hi"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "needs an API key: set the ANTHROPIC_API_KEY environment variable" in line
+    assert "and the anthropic package: pip install 'autobyteus-like[anthropic]'" in line
+
+
+def test_unknown_tools_without_tools_hint_at_the_flag(capsys):
+    assert main(["validate", str(ROOT / "examples" / "research_team.yaml")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "unknown tool 'write_file'" in err[0]
+    assert err[-1] == ("hint: the config names tools of your own; pass --tools FILE.py:NAME "
+                       "(or module:NAME) that provides them")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_connection_refused_is_one_line_with_the_url(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    team = write_team(tmp_path, {"provider": "openai", "model": "m", "base_url": url,
+                                 "max_retries": 0})
+    assert main(["run", str(team), "--message", "hi", "--json"]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: the run failed: ") and "connection refused" in line
+    assert url in line
+
+
+def test_a_provider_error_is_one_line_with_status_and_message(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    broken = Failure(500, {"error": {"message": "The server had an error"}})
+    with ReplayServer([broken]) as server:
+        team = write_team(tmp_path, {"provider": "openai", "model": "m",
+                                     "base_url": server.base_url, "max_retries": 0})
+        assert main(["run", str(team), "--message", "hi", "--json"]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert "HTTP 500" in line and "The server had an error" in line
+
+
+def cli(team: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "autobyteus_like.cli", "run", str(team), "--message", "hi",
+         "--json", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        cwd=ROOT)
+
+
+def test_timeout_ends_the_process_promptly_against_a_server_that_never_answers(tmp_path):
+    with ReplayServer([Hang(), Hang(), Hang(), Hang()]) as server:
+        team = write_team(tmp_path, {"provider": "openai", "model": "m",
+                                     "base_url": server.base_url, "timeout_s": 30,
+                                     "max_retries": 3})
+        started = time.perf_counter()
+        process = cli(team, "--timeout", "2")
+        _out, err = process.communicate(timeout=60)
+        took = time.perf_counter() - started
+    assert process.returncode == 1, err
+    assert "the team was still busy after 2 s" in err
+    # start-up (~0.5 s) + the 2 s deadline + about a second to stop; not timeout_s x retries
+    assert took < 6, f"the process lived {took:.1f} s"
+
+
+def test_one_ctrl_c_ends_a_run(tmp_path):
+    with ReplayServer([Hang(), Hang()]) as server:
+        team = write_team(tmp_path, {"provider": "openai", "model": "m",
+                                     "base_url": server.base_url, "timeout_s": 30})
+        process = cli(team)
+        assert server.arrived.acquire(timeout=30)  # the request is waiting for its answer
+        process.send_signal(signal.SIGINT)
+        started = time.perf_counter()
+        _out, err = process.communicate(timeout=30)
+        took = time.perf_counter() - started
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err
+    assert took < 3, f"one Ctrl-C took {took:.1f} s to end the run"
+
+
+MARKUP = "Use [/b] and [red]x[/red] and [bold]"
+
+
+def test_the_live_view_prints_model_text_as_text_prose_before_calls(tmp_path, capsys):
+    call = json.dumps({"name": "send_message_to",
+                       "arguments": {"recipient_name": "helper", "content": "[/b] go"}})
+    team = {"name": "t", "coordinator": "lead", "members": [
+        {"name": "lead", "tool_format": "json", "tools": ["send_message_to"],
+         "llm": {"provider": "scripted", "responses": [f"Asking [b]helper[/b].\n{call}",
+                                                       MARKUP]}},
+        {"name": "helper", "llm": {"provider": "scripted", "responses": ["[/i] fine"]}},
+    ]}
+    path = tmp_path / "team.yaml"
+    path.write_text(yaml.safe_dump(team))
+    assert main(["run", str(path), "--message", "hi"]) == 0
+    out = capsys.readouterr().out
+    assert f"answer: {MARKUP}" in out
+    lines = out.splitlines()
+    says = next(i for i, line in enumerate(lines) if "says: Asking [b]helper[/b]." in line)
+    calls = next(i for i, line in enumerate(lines) if "calls send_message_to(" in line)
+    assert says < calls
+    assert "[/i] fine" in out
+
+
+def test_the_summary_shows_token_totals_and_verbose_shows_whole_arguments(tmp_path, capsys,
+                                                                           monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    chunks = fixture("openai/text")
+    usage = next(chunk["usage"] for chunk in chunks if chunk.get("usage"))
+    with ReplayServer([Stream(chunks)]) as server:
+        team = write_team(tmp_path, {"provider": "openai", "model": "m",
+                                     "base_url": server.base_url})
+        assert main(["run", str(team), "--message", "hi", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["agents"]["lead"]["input_tokens"] == usage["prompt_tokens"]
+    assert summary["agents"]["lead"]["output_tokens"] == usage["completion_tokens"]
+    long_text = "word " * 60
+    call = json.dumps({"name": "send_message_to",
+                       "arguments": {"recipient_name": "helper", "content": long_text}})
+    team_file = tmp_path / "verbose.yaml"
+    team_file.write_text(yaml.safe_dump({"name": "t", "coordinator": "lead", "members": [
+        {"name": "lead", "tool_format": "json", "tools": ["send_message_to"],
+         "llm": {"provider": "scripted", "responses": [call, "done"]}},
+        {"name": "helper", "llm": {"provider": "scripted", "responses": ["ok"]}}]}))
+    assert main(["run", str(team_file), "--message", "hi", "--verbose"]) == 0
+    assert long_text.strip() in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")
