@@ -16,7 +16,11 @@ from loguru import logger
 
 from autobyteus_like.agent.actor import AgentActor
 from autobyteus_like.agent.config import AgentConfig
-from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.agent.subscription import (
+    AsyncEventSubscription,
+    EventPublisher,
+    EventSubscription,
+)
 from autobyteus_like.errors import AgentStoppedError
 from autobyteus_like.events import (
     AgentEvent,
@@ -158,8 +162,11 @@ class Agent:
         return self._publisher.subscribe(into)
 
     def aevents(self) -> AsyncIterator[AgentEvent]:
-        """``events`` as an async iterator."""
-        return self._publisher.subscribe().__aiter__()
+        """``events`` for asyncio code: call it inside the loop that reads it (subscribed at
+        once); events reach the loop without a thread hop each."""
+        subscription = self._publisher.subscribe(AsyncEventSubscription())
+        assert isinstance(subscription, AsyncEventSubscription)
+        return subscription.__aiter__()
 
     def approve(self, invocation_id: str) -> None:
         """Let a call that waits for approval run."""

@@ -1,17 +1,49 @@
-"""Event subscriptions: every event an agent handles, delivered to each subscriber in order."""
+"""Event subscriptions: every event an agent handles, delivered to each subscriber in order.
+
+A thread reads an ``EventSubscription`` (``get``, iteration); asyncio code reads an
+``AsyncEventSubscription``, which the publishing thread feeds straight into the loop's own
+``asyncio.Queue`` with ``call_soon_threadsafe``: no thread hop per event, and nothing of ours
+keeps a loop from finishing when its reader stops (a timeout, a cancelled task).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import AsyncIterator, Iterator
 
 from autobyteus_like.events import AgentEvent
 
-__all__ = ["EventPublisher", "EventSubscription"]
+__all__ = ["AsyncEventSubscription", "EventPublisher", "EventSubscription"]
 
 _END = object()
+
+
+class _Sources:
+    """How many publishers a subscription still listens to; it ends when none is left."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._publishers: list[EventPublisher] = []
+        self._open = 0
+
+    def attach(self, publisher: EventPublisher) -> None:
+        with self._lock:
+            self._publishers.append(publisher)
+            self._open += 1
+
+    def one_ended(self) -> bool:
+        """A publisher closed; True when that was the last one."""
+        with self._lock:
+            self._open -= 1
+            return self._open <= 0
+
+    def detach_all(self) -> list[EventPublisher]:
+        with self._lock:
+            publishers, self._publishers, self._open = self._publishers, [], 1
+        return publishers
 
 
 class EventSubscription:
@@ -21,57 +53,81 @@ class EventSubscription:
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._publishers: list[EventPublisher] = []
-        self._open_sources = 0
-        self._lock = threading.Lock()
+        self._sources = _Sources()
         self._ended = False
 
     def _attached(self, publisher: EventPublisher) -> None:
-        with self._lock:
-            self._publishers.append(publisher)
-            self._open_sources += 1
+        self._sources.attach(publisher)
 
     def _put(self, item: object) -> None:
         self._queue.put(item)
 
     def get(self, timeout: float | None = None) -> AgentEvent | None:
-        """The next event, or None once the agent has stopped; ``TimeoutError`` on timeout."""
-        if self._ended:
-            return None
-        try:
-            item = self._queue.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError(f"no event within {timeout} s") from None
-        if item is _END:
-            with self._lock:
-                self._open_sources -= 1
-                self._ended = self._open_sources <= 0
-            return None if self._ended else self.get(timeout)
-        assert isinstance(item, AgentEvent)
-        return item
+        """The next event, or None once every source has stopped; ``TimeoutError`` on timeout."""
+        while not self._ended:
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError(f"no event within {timeout} s") from None
+            if item is not _END:
+                assert isinstance(item, AgentEvent)
+                return item
+            self._ended = self._sources.one_ended()
+        return None
 
     def __iter__(self) -> Iterator[AgentEvent]:
         while (event := self.get()) is not None:
             yield event
 
-    async def __aiter__(self) -> AsyncIterator[AgentEvent]:
-        while (event := await asyncio.to_thread(self.get)) is not None:
-            yield event
-
     def close(self) -> None:
         """Stop receiving events; iteration ends."""
-        with self._lock:
-            publishers, self._publishers = self._publishers, []
-            self._open_sources = 1
-        for publisher in publishers:
+        for publisher in self._sources.detach_all():
             publisher.unsubscribe(self)
-        self._queue.put(_END)
+        self._put(_END)
 
     def __enter__(self) -> EventSubscription:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class AsyncEventSubscription(EventSubscription):
+    """``async for event in subscription`` on the loop that created it. Events are handed to
+    the loop as they are published; if the loop is gone they are dropped, never blocking the
+    agent."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__()
+        self._loop = loop or asyncio.get_running_loop()
+        self._async_queue: asyncio.Queue[object] = asyncio.Queue()
+
+    def _put(self, item: object) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody reads any more
+            self._loop.call_soon_threadsafe(self._async_queue.put_nowait, item)
+
+    def get(self, timeout: float | None = None) -> AgentEvent | None:
+        raise TypeError("an AsyncEventSubscription is read with 'async for' or next_event()")
+
+    async def next_event(self) -> AgentEvent | None:
+        """The next event, or None once every source has stopped."""
+        while not self._ended:
+            item = await self._async_queue.get()
+            if item is not _END:
+                assert isinstance(item, AgentEvent)
+                return item
+            self._ended = self._sources.one_ended()
+        return None
+
+    def __iter__(self) -> Iterator[AgentEvent]:
+        raise TypeError("an AsyncEventSubscription is read with 'async for'")
+
+    async def __aiter__(self) -> AsyncIterator[AgentEvent]:
+        try:
+            while (event := await self.next_event()) is not None:
+                yield event
+        finally:
+            self.close()  # the reader left (break, cancel, timeout): stop feeding the loop
 
 
 class EventPublisher:

@@ -15,7 +15,6 @@ from autobyteus_like.parsers.events import (
     ToolCallStarted,
 )
 from autobyteus_like.parsers.json_text_scanner import load_json
-from autobyteus_like.tools.argument_coercion import coerce_arguments
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
@@ -120,15 +119,14 @@ class CallBuilder:
     def build(
         self, name: str, arguments: dict[str, Any], call_id: str | None, why: Any = None
     ) -> ToolInvocation:
-        """The invocation: ``why`` lifted out unless declared, values coerced, id assigned."""
+        """The invocation: ``why`` lifted out unless declared, id assigned. Values stay as
+        written: the tool's arguments model converts them, once, when the call is validated."""
         name, call_id = without_lone_surrogates(name), _clean(call_id)
         tool = self.tools.find(name) if self.tools is not None else None
         arguments = dict(arguments)
         if "why" in arguments and (tool is None or not tool.declares("why")):
             lifted = arguments.pop("why")
             why = why if why is not None else lifted
-        if tool is not None:
-            arguments = coerce_arguments(tool, arguments)
         rationale = None if why is None else (why if isinstance(why, str) else _as_text(why))
         return ToolInvocation(
             id=self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),

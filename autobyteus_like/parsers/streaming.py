@@ -23,10 +23,11 @@ ToolsArg = ToolRegistry | Iterable[ToolLike] | None
 class StreamingToolCallParser:
     """Reads one LLM response chunk by chunk and emits events as soon as they are decided.
 
-    ``tools`` (a registry or list of definitions) coerces values to declared types and tells
-    the XML parser which arguments are plain text. ``ids`` is the agent session's allocator;
-    without one, ids are unique within this response only. ``factory`` runs the parser of a
-    format registered in a ``FormatRegistry``; ``format`` is then only that format's name.
+    ``tools`` (a registry or list of definitions) tells the XML parser which arguments are
+    plain text; values are kept as written (validation converts them). ``ids`` is the agent
+    session's allocator; without one, ids are unique within this response only. ``factory``
+    runs the parser of a format registered in a ``FormatRegistry``; ``format`` is then only
+    that format's name.
 
     Raises ``TypeError`` for a chunk that is not a string and ``RuntimeError`` when fed after
     ``finish``; nothing else escapes, whatever the text.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,12 +15,11 @@ from pydantic import BaseModel, ValidationError
 
 from autobyteus_like.errors import ToolArgumentError, ToolDeclarationError
 from autobyteus_like.tools.json_schema import inline_refs, schema_type, strip_titles
+from autobyteus_like.tools.lenient_arguments import lenient_model
 
 __all__ = ["ToolDefinition"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,127}$")
-_CONTAINER_TYPES = frozenset({"array", "object"})
-_SCALAR_TYPES = frozenset({"integer", "number", "boolean"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +82,10 @@ class ToolDefinition:
     def _inline_schema(self) -> dict[str, Any]:
         return inline_refs(self._schema)
 
+    @cached_property
+    def _validator(self) -> type[BaseModel]:
+        return lenient_model(self.arguments_model, self._inline_schema.get("properties", {}))
+
     def json_schema(self) -> dict[str, Any]:
         """The arguments' JSON Schema as pydantic makes it (``$defs`` and ``$ref`` kept)."""
         return copy.deepcopy(self._schema)
@@ -116,16 +118,13 @@ class ToolDefinition:
                 self.name, [f"arguments must be a JSON object, got {type(raw).__name__}"]
             )
         properties: dict[str, Any] = self._inline_schema.get("properties", {})
-        problems: list[str] = []
-        prepared: dict[str, Any] = {}
-        for key, value in raw.items():
-            if key not in properties:
-                takes = ", ".join(properties) or "no arguments"
-                problems.append(f"unknown argument {key!r} (this tool takes: {takes})")
-                continue
-            prepared[key] = _loosen(value, schema_type(properties[key]))
+        problems = [
+            f"unknown argument {key!r} (this tool takes: {', '.join(properties) or 'no arguments'})"
+            for key in raw if key not in properties
+        ]
+        known = {key: value for key, value in raw.items() if key in properties}
         try:
-            model = self.arguments_model.model_validate(prepared)
+            model = self._validator.model_validate(known)
         except ValidationError as exc:
             problems.extend(_describe(error, properties) for error in exc.errors(include_url=False))
             model = None
@@ -134,7 +133,8 @@ class ToolDefinition:
         return model
 
     def validate_arguments(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        """Coerce lax input ("5" -> 5, JSON text for lists) and return JSON-ready arguments.
+        """Validate lax input (" 5 " -> 5, JSON text for lists, pydantic's lax mode) and return
+        JSON-ready arguments.
 
         Raises ``ToolArgumentError`` listing every problem (missing, wrong type, unknown).
         """
@@ -180,21 +180,6 @@ class ToolDefinition:
 
             result = asyncio.run(_await())
         return result
-
-
-def _loosen(value: Any, declared: str) -> Any:
-    """Undo what LLMs commonly do to values: JSON text for containers, padding around scalars."""
-    if not isinstance(value, str):
-        return value
-    if declared in _CONTAINER_TYPES:
-        try:
-            decoded = json.loads(value)
-        except (ValueError, RecursionError):
-            return value
-        return decoded if isinstance(decoded, list | dict) else value
-    if declared in _SCALAR_TYPES:
-        return value.strip()
-    return value
 
 
 def _path(loc: tuple[int | str, ...]) -> str:

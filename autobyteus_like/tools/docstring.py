@@ -1,60 +1,55 @@
-"""Reads a Google-style docstring into a description and per-argument descriptions."""
+"""Reads a docstring (Google, numpy or Sphinx style) into a description and per-argument
+descriptions, with griffe, the parser pydantic-ai and mkdocstrings use."""
 
 from __future__ import annotations
 
 import inspect
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["ParsedDocstring", "parse_docstring"]
 
-_SECTION = re.compile(
-    r"^(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?|Warnings?"
-    r"|See Also|Attributes|Todo):\s*$",
-    re.IGNORECASE,
+_SECTIONS = re.compile(
+    r"^\s*(?:[A-Z][A-Za-z ]{1,30}:\s*$|[-=]{3,}\s*$"
+    r"|:(?:param|parameter|arg|key|returns?|raises?)\b)",
+    re.MULTILINE,
 )
-_ARG_SECTIONS = {"args", "arguments", "parameters", "params"}
-_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+"""A Google or numpy section heading, a numpy underline, or a Sphinx field: griffe's work."""
+_QUIET = {"warnings": False}
+_OPTIONS: dict[str, Any] = {
+    "default": "google",
+    "per_style_options": {"google": _QUIET, "numpy": _QUIET, "sphinx": _QUIET},
+}
 
 
 @dataclass(frozen=True)
 class ParsedDocstring:
-    """The summary text and the ``Args:`` entries of a docstring."""
+    """The summary text and the argument entries of a docstring."""
 
     description: str = ""
     arguments: dict[str, str] = field(default_factory=dict)
 
 
 def parse_docstring(doc: str | None) -> ParsedDocstring:
-    """Split a docstring into its description and its ``Args:`` descriptions (by name)."""
-    if not doc:
+    """Split a docstring into its description (the text before any section) and its argument
+    descriptions by name (``*args``/``**kwargs`` stars removed, lines joined)."""
+    if not doc or not doc.strip():
         return ParsedDocstring()
-    lines = inspect.cleandoc(doc).splitlines()
+    text = inspect.cleandoc(doc)
+    if not _SECTIONS.search(text):  # prose only: no parser (and no griffe import) needed
+        return ParsedDocstring(description=text)
+    from griffe import Docstring, DocstringSectionKind  # loaded for the first such docstring
+
+    sections = Docstring(text).parse("auto", **_OPTIONS)
     description: list[str] = []
-    arguments: dict[str, list[str]] = {}
-    section: str | None = None
-    current: str | None = None
-    entry_indent = 0
-    for line in lines:
-        header = _SECTION.match(line.strip()) if not line.startswith((" ", "\t")) else None
-        if header:
-            section = header.group(1).lower()
-            current = None
-            continue
-        if section is None:
-            description.append(line)
-            continue
-        if section not in _ARG_SECTIONS or not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        match = _ARG_LINE.match(line.strip())
-        if match and (current is None or indent <= entry_indent):
-            current, entry_indent = match.group(1), indent
-            arguments[current] = [match.group(2).strip()]
-        elif current is not None:
-            arguments[current].append(line.strip())
-    text = "\n".join(description).strip()
-    return ParsedDocstring(
-        description=text,
-        arguments={name: " ".join(p for p in parts if p) for name, parts in arguments.items()},
-    )
+    arguments: dict[str, str] = {}
+    for section in sections:
+        if section.kind is DocstringSectionKind.text and not arguments:
+            description.append(str(section.value))
+        elif section.kind in (DocstringSectionKind.parameters,
+                              DocstringSectionKind.other_parameters):
+            for parameter in section.value:
+                text = " ".join(part.strip() for part in parameter.description.splitlines())
+                arguments[parameter.name.lstrip("*")] = text.strip()
+    return ParsedDocstring(description="\n\n".join(description).strip(), arguments=arguments)

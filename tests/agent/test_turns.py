@@ -352,3 +352,43 @@ def test_arguments_are_validated_once_per_call():
     with agent_with(llm, [plot]) as agent:
         assert agent.run("go", timeout=10) == "plotted"
     assert VALIDATIONS == [5] and results_shown(llm)[0]["content"] == 5
+
+
+def test_async_events_need_no_thread_per_event_and_never_hold_a_loop_open():
+    llm = ScriptedLLM([call("add", a=1, b=2), "3"])
+    finished = threading.Event()
+    outcome: list[object] = []
+
+    async def watch_with_a_timeout(agent: Agent) -> None:
+        stream = agent.aevents()
+        await agent.arun("go", timeout=10)
+        names = [type(event).__name__ async for event in _until_turn_end(stream)]
+        outcome.append(names)
+        helpers = [t.name for t in threading.enumerate() if t.name.startswith("asyncio")]
+        outcome.append(helpers)
+        try:  # the agent is idle now: nothing will come, and the wait times out
+            await asyncio.wait_for(anext(agent.aevents()), 0.1)
+        except TimeoutError:
+            outcome.append("timed out")
+
+    def host(agent: Agent) -> None:
+        asyncio.run(watch_with_a_timeout(agent))
+        finished.set()
+
+    with agent_with(llm, [add]) as agent:
+        runner = threading.Thread(target=host, args=(agent,))
+        runner.start()
+        # asyncio.run must return while the agent is still running and silent
+        assert finished.wait(10), "asyncio.run did not return after the timeout"
+        runner.join()
+    names, helpers, timed_out = outcome
+    assert names[-1] == "TurnCompleted" and "ToolResultReceived" in names
+    assert helpers == []  # no worker thread carried the events into the loop
+    assert timed_out == "timed out"
+
+
+async def _until_turn_end(stream):  # type: ignore[no-untyped-def]
+    async for event in stream:
+        yield event
+        if isinstance(event, TurnCompleted):
+            return

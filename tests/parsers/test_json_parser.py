@@ -3,7 +3,7 @@ import pytest
 from autobyteus_like import ToolRegistry, tool
 from autobyteus_like.parsers import InvocationIdAllocator, parse_tool_calls
 from tests.parsers.helpers import calls, parse_both_ways
-from tests.sample_tools import sample_registry
+from tests.sample_tools import everything, sample_registry
 
 SHAPES = [
     '{"tool_calls": [{"id": "c9", "type": "function", "function": {"name": "f", "arguments": '
@@ -116,12 +116,15 @@ def test_model_ids_are_kept_and_others_are_unique_within_a_session():
     assert all_ids[1].startswith("call_") and all_ids[1].endswith("_1")
 
 
-def test_values_are_coerced_to_declared_types_and_unknown_tools_keep_raw_values():
+def test_values_are_kept_as_written_and_validation_converts_them():
     text = ('{"name": "everything", "arguments": {"count": "7", "enabled": "false", '
             '"tags": "[\\"x\\"]", "point": {"x": "2"}}} {"name": "mystery", "arguments": '
             '{"count": "7"}}')
     result = parse_both_ways(text, "json", ToolRegistry(sample_registry()))
-    assert calls(result) == [
-        ("everything", {"count": 7, "enabled": False, "tags": ["x"], "point": {"x": 2}}),
-        ("mystery", {"count": "7"}),
-    ]
+    written = {"count": "7", "enabled": "false", "tags": '["x"]', "point": {"x": "2"}}
+    assert calls(result) == [("everything", written), ("mystery", {"count": "7"})]
+    validated = everything.validate_arguments({**written, "name": "n", "mode": "fast",
+                                               "color": "red", "numbers": [], "points": [],
+                                               "grid": [], "meta": {}, "ratio": 1})
+    assert (validated["count"], validated["enabled"], validated["tags"], validated["point"]) == (
+        7, False, ["x"], {"x": 2, "label": "origin"})

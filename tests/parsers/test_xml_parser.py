@@ -1,7 +1,7 @@
 import pytest
 
 from tests.parsers.helpers import calls, parse_both_ways
-from tests.sample_tools import sample_registry
+from tests.sample_tools import everything, sample_registry
 
 
 def call(name: str, body: str, attrs: str = "") -> str:
@@ -20,15 +20,21 @@ def test_arrays_nested_objects_lists_of_objects_and_lists_of_lists():
     assert result.text == "Here:\n\nthere"
 
 
-def test_typed_values_are_trimmed_and_coerced_strings_kept_exactly():
+def test_values_are_kept_as_written_and_validation_converts_them_once():
     body = ('<arg name="count"> 7 </arg><arg name="enabled">\nTrue\n</arg>'
             '<arg name="ratio">0.5</arg><arg name="name">  spaced  </arg>'
             '<arg name="grid"><item><item> 1 </item></item></arg><arg name="meta">'
             '<arg name="k">2</arg></arg><arg name="tags"/>')
     result = parse_both_ways(call("everything", body), "xml", sample_registry())
     assert calls(result) == [("everything", {
+        "count": " 7 ", "enabled": "\nTrue\n", "ratio": "0.5", "name": "  spaced  ",
+        "grid": [[" 1 "]], "meta": {"k": "2"}, "tags": ""})]
+    rest = {"mode": "fast", "color": "red", "numbers": [], "point": {"x": 0}, "points": []}
+    validated = everything.validate_arguments({**result.invocations[0].arguments, **rest})
+    assert {key: validated[key] for key in ("count", "enabled", "ratio", "name", "grid", "meta",
+                                            "tags")} == {
         "count": 7, "enabled": True, "ratio": 0.5, "name": "  spaced  ", "grid": [[1]],
-        "meta": {"k": 2}, "tags": []})]
+        "meta": {"k": 2}, "tags": []}
 
 
 def test_markup_inside_arguments_is_literal_text():

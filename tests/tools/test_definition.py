@@ -52,3 +52,43 @@ def test_run_validates_first():
     with pytest.raises(ToolArgumentError, match="missing required argument 'content'"):
         write_file.run({"path": "a"})
     assert write_file.run({"path": "a", "content": "xyz"}) == "wrote 3 chars to a"
+
+
+def test_class_based_tools_get_the_same_leniency_and_their_own_model():
+    from pydantic import BaseModel
+
+    from autobyteus_like import BaseTool
+
+    class Resize(BaseTool):
+        name = "resize"
+
+        class Arguments(BaseModel):
+            width: int
+            keep_ratio: bool = True
+            sizes: list[int] = []
+
+        def run(self, args: Arguments) -> str:
+            assert isinstance(args, Resize.Arguments)
+            return f"{args.width} {args.keep_ratio} {args.sizes}"
+
+    definition = Resize().definition()
+    assert definition.run({"width": " 640 ", "keep_ratio": "\nfalse\n", "sizes": "[1, 2]"}) == (
+        "640 False [1, 2]")
+
+
+def test_text_no_python_int_can_hold_is_a_problem_not_a_crash():
+    with pytest.raises(ToolArgumentError) as caught:
+        everything.validate_arguments(dict(GOOD, count="9" * 5000))
+    assert any(problem.startswith("argument 'count':") for problem in caught.value.problems)
+
+
+def test_empty_text_is_null_for_optional_numbers_and_empty_containers():
+    from autobyteus_like import tool
+
+    @tool
+    def page(size: int | None, tags: list[str], meta: dict[str, int], title: str | None) -> str:
+        """Page through things."""
+        return ""
+
+    assert page.validate_arguments({"size": " ", "tags": "", "meta": "", "title": "  "}) == {
+        "size": None, "tags": [], "meta": {}, "title": "  "}  # text stays text
