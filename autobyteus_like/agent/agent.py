@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
@@ -32,7 +32,7 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.formatters.manifest import render_system_prompt
 from autobyteus_like.handlers import default_handlers
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
 __all__ = ["Agent"]
 
@@ -52,12 +52,12 @@ class Agent:
         self,
         config: AgentConfig,
         *,
-        tools: ToolRegistry | None = None,
+        tools: ToolRegistry | Iterable[ToolLike] | None = None,
         formats: FormatRegistry | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
-        self.tools = config.tool_registry(tools)
+        self.tools = config.tool_registry(ToolRegistry.of(tools))
         self.format = (formats or FormatRegistry()).get(config.resolved_format())
         prompt = render_system_prompt(config.system_prompt, self.tools, self.format.formatter)
         self.system_prompt = prompt + (_WHY_RULE if config.require_why and self.tools else "")

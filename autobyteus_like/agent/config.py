@@ -43,7 +43,10 @@ class AgentConfig(BaseModel):
     approval_policy: Literal["all", "marked"] = "all"
     """With ``auto_execute_tools=False``: ask for every call, or only for tools marked
     ``requires_approval``."""
-    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    tool_execution: Literal["parallel", "sequential"] | None = None
+    """How a response's calls run: all at once, or one after another. By default the
+    ``execute`` format runs its batch in order, as its protocol says (seed 000), and every
+    other format runs calls in parallel."""
     max_iterations: int = Field(default=20, ge=1)
     """LLM round trips allowed per user message."""
     max_parallel_tools: int = Field(default=8, ge=1)
@@ -102,6 +105,12 @@ class AgentConfig(BaseModel):
         if self.tool_format is not None:
             return self.tool_format
         return format_for_provider(self.llm.provider, self.use_xml_tool_format).value
+
+    def resolved_execution(self) -> Literal["parallel", "sequential"]:
+        """``tool_execution`` if given, else what the agent's format calls for."""
+        if self.tool_execution is not None:
+            return self.tool_execution
+        return "sequential" if self.resolved_format() == "execute" else "parallel"
 
     def tool_registry(self, named: ToolRegistry | None = None) -> ToolRegistry:
         """The agent's tools as a registry, names resolved against ``named``."""

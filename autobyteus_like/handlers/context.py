@@ -103,6 +103,7 @@ class AgentContext:
         self.tools = tools
         self.format = tool_format
         self.native = tool_format.name == NATIVE
+        self.sequential = config.resolved_execution() == "sequential"
         """Native tool calling: tools in the request, calls and results as structured data."""
         self.ids = InvocationIdAllocator()
         self.native_calls = CallBuilder(NATIVE, tools, self.ids)
@@ -223,7 +224,7 @@ class AgentContext:
         turn = self.turn
         if turn is None:
             return
-        sequential_mode = self.config.tool_execution == "sequential"
+        sequential_mode = self.sequential
         running = [slot for slot in turn.slots if slot.state is SlotState.RUNNING]
         if any(sequential_mode or (s.tool is not None and s.tool.sequential) for s in running):
             return

@@ -83,7 +83,9 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
         return None
     for key in _WRAPPER_KEYS:
         inner = obj.get(key)
-        if isinstance(inner, dict) and isinstance(inner.get("name") or inner.get("function"), str):
+        if not isinstance(inner, dict):
+            continue
+        if isinstance(inner.get("name") or inner.get("function"), str):
             name = inner.get("name") or inner.get("function")
             has_args, arguments = _arguments_of(inner)
             return CallSpec(
@@ -92,6 +94,13 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
                 id=_call_id(obj, inner),
                 why=_rationale(obj, inner),
             )
+        # Shapes compose: {"tool": {"function": {"name", "arguments"}}} is a call wrapped
+        # twice (the wrapper's own id and rationale are kept when the inner call has none).
+        nested = _one(inner, explicit=False) if _wraps_a_call(inner) else None
+        if isinstance(nested, CallSpec):
+            return CallSpec(name=nested.name, arguments=nested.arguments,
+                            id=nested.id or _call_id(obj),
+                            why=nested.why if nested.why is not None else _rationale(obj))
     has_args, arguments = _arguments_of(obj)
     name = obj.get("name")
     if not isinstance(name, str):
@@ -108,6 +117,13 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
     if explicit:
         return CallProblem("a tool call needs a \"name\" and an \"arguments\" object")
     return None
+
+
+def _wraps_a_call(obj: dict[str, Any]) -> bool:
+    """Whether an object holds nothing but a call wrapper (and an id or rationale): only then
+    is it read as a wrapped call, never an arbitrary object that happens to hold one."""
+    return any(isinstance(obj.get(key), dict) for key in _WRAPPER_KEYS) and set(obj) <= {
+        *_WRAPPER_KEYS, "id", "type", *_RATIONALE_KEYS}
 
 
 def json_type(value: Any) -> str:

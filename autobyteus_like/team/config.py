@@ -6,6 +6,7 @@ against a registry the caller provides.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.errors import ConfigError
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
@@ -55,9 +56,9 @@ class TeamConfig(BaseModel):
             return member.model_copy(update={"use_xml_tool_format": False})
         return member
 
-    def tool_problems(self, tools: ToolRegistry | None) -> list[str]:
+    def tool_problems(self, tools: ToolRegistry | Iterable[ToolLike] | None) -> list[str]:
         """Every tool name no registry resolves, located as ``members[i].tools[j]``."""
-        known = set(tools.names() if tools else ()) | {SEND_MESSAGE_TOOL}
+        known = set(ToolRegistry.of(tools).names()) | {SEND_MESSAGE_TOOL}
         listing = ", ".join(sorted(known))
         return [
             f"members[{i}].tools[{j}]: unknown tool {item!r}; available tools: {listing}"
@@ -68,7 +69,8 @@ class TeamConfig(BaseModel):
 
     @classmethod
     def from_data(
-        cls, data: Any, *, source: str = "<data>", tools: ToolRegistry | None = None
+        cls, data: Any, *, source: str = "<data>",
+        tools: ToolRegistry | Iterable[ToolLike] | None = None,
     ) -> TeamConfig:
         """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem."""
         if not isinstance(data, dict):
@@ -84,7 +86,8 @@ class TeamConfig(BaseModel):
         return config
 
     @classmethod
-    def from_yaml(cls, path: str | Path, *, tools: ToolRegistry | None = None) -> TeamConfig:
+    def from_yaml(cls, path: str | Path, *,
+                  tools: ToolRegistry | Iterable[ToolLike] | None = None) -> TeamConfig:
         """Load a team from a YAML file; every problem names the file and the place in it."""
         from autobyteus_like.team.yaml_source import load_yaml  # PyYAML only for files
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
@@ -21,7 +22,7 @@ from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team.messaging import send_message_tool
 from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
 __all__ = ["AgentTeam"]
 
@@ -35,9 +36,10 @@ class AgentTeam:
         self,
         config: TeamConfig,
         *,
-        tools: ToolRegistry | None = None,
+        tools: ToolRegistry | Iterable[ToolLike] | None = None,
         formats: FormatRegistry | None = None,
     ) -> None:
+        tools = ToolRegistry.of(tools)
         problems = config.tool_problems(tools)
         if problems:
             raise ConfigError(f"team {config.name!r}", problems)
@@ -55,7 +57,7 @@ class AgentTeam:
             effective = config.effective_member(member)
             prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
                                            effective.system_prompt)
-            registry = ToolRegistry(tools or ())
+            registry = ToolRegistry(tools)
             registry.add(send_message_tool(self, member.name))
             self.agents[member.name] = Agent(
                 effective.model_copy(update={"system_prompt": prompt}), tools=registry,
@@ -67,10 +69,11 @@ class AgentTeam:
         cls,
         path: str | Path,
         *,
-        tools: ToolRegistry | None = None,
+        tools: ToolRegistry | Iterable[ToolLike] | None = None,
         formats: FormatRegistry | None = None,
     ) -> AgentTeam:
         """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
+        tools = ToolRegistry.of(tools)
         return cls(TeamConfig.from_yaml(path, tools=tools), tools=tools, formats=formats)
 
     def _roster(self, member: str) -> str:
@@ -125,12 +128,14 @@ class AgentTeam:
     def deliver(self, sender: str, recipient: str, content: str) -> str:
         """``send_message_to`` for ``sender``: real delivery, or a failure saying why not."""
         teammates = [name for name in self.agents if name != sender]
+        suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
+                      "you have no teammates; answer with your result instead of a message")
         if recipient == sender:
             raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
-                              suggestion=f"send to one of: {', '.join(teammates)}")
+                              suggestion=suggestion)
         if recipient not in self.agents:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
-                              suggestion=f"send to one of: {', '.join(teammates)}")
+                              suggestion=suggestion)
         self._send(recipient, content, sender)
         return f"delivered to {recipient}"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -14,7 +14,7 @@ from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import TeamQuiescent
 from autobyteus_like.team.team import AgentTeam
 from autobyteus_like.testing.transcript import Transcript
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
 __all__ = ["SimulatedTeam", "scripted_team"]
 
@@ -63,12 +63,13 @@ def scripted_team(
     config: TeamConfig | str | Path,
     scripts: Mapping[str, Sequence[ScriptedResponse]] | None = None,
     *,
-    tools: ToolRegistry | None = None,
+    tools: ToolRegistry | Iterable[ToolLike] | None = None,
     chunk_size: int | tuple[int, int] | None = None,
 ) -> SimulatedTeam:
     """A team from a config (object or YAML path) whose members answer from ``scripts``
     (member name -> responses). Members without a script keep the LLM their config gives,
     which must then be scripted too."""
+    tools = ToolRegistry.of(tools)
     if not isinstance(config, TeamConfig):
         config = TeamConfig.from_yaml(config, tools=tools)
     scripts = dict(scripts or {})

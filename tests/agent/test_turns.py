@@ -392,3 +392,27 @@ async def _until_turn_end(stream):  # type: ignore[no-untyped-def]
         yield event
         if isinstance(event, TurnCompleted):
             return
+
+
+def test_the_execute_format_runs_its_batch_in_order_by_default():
+    order: list[str] = []
+    first_done = threading.Event()
+
+    @tool
+    def slow(tag: str) -> str:
+        """Finishes after a moment unless it is second."""
+        order.append(f"start {tag}")
+        if tag == "a":
+            first_done.wait(0.3)  # a parallel run would start b meanwhile
+        order.append(f"end {tag}")
+        return tag
+
+    batch = ('<execute>[{"name": "slow", "args": {"tag": "a"}}, '
+             '{"name": "slow", "args": {"tag": "b"}}]</execute>')
+    llm = ScriptedLLM([batch, "done"])
+    with Agent(AgentConfig(name="ex", llm=llm, tools=[slow], tool_format="execute")) as agent:
+        assert agent.run("go", timeout=10) == "done"
+    assert order == ["start a", "end a", "start b", "end b"]
+    assert AgentConfig(name="p", llm=llm, tool_format="execute",
+                       tool_execution="parallel").resolved_execution() == "parallel"
+    assert AgentConfig(name="j", llm=llm, tool_format="json").resolved_execution() == "parallel"

@@ -128,3 +128,13 @@ def test_values_are_kept_as_written_and_validation_converts_them():
                                                "grid": [], "meta": {}, "ratio": 1})
     assert (validated["count"], validated["enabled"], validated["tags"], validated["point"]) == (
         7, False, ["x"], {"x": 2, "label": "origin"})
+
+
+def test_call_shapes_compose_a_call_wrapped_twice_is_a_call():
+    text = ('{"id": "w1", "tool": {"function": {"name": "add", "arguments": {"a": 1}}}}\n'
+            '{"tool": {"functionCall": {"name": "add", "args": {"a": 2}}}, "reasoning": "why"}\n'
+            '{"result": {"tool": {"function": {"name": "rm", "arguments": {}}}}}')
+    result = parse_both_ways(text, "json")
+    first, second = result.invocations  # a wrapped call inside other data stays data
+    assert (first.id, first.name, first.arguments, first.why) == ("w1", "add", {"a": 1}, None)
+    assert (second.name, second.arguments, second.why) == ("add", {"a": 2}, "why")

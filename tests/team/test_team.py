@@ -64,7 +64,8 @@ def test_an_unknown_recipient_or_yourself_is_an_error_the_sender_sees():
     shown = lead.llm.requests[1].messages[-1].content.splitlines()[1:]
     first, second = (json.loads(line)["tool_result"]["content"] for line in shown)
     assert first == {"code": "NOT_FOUND", "message": "there is no teammate named 'nobody'",
-                     "suggestion": "send to one of: "}
+                     "suggestion": "you have no teammates; answer with your result instead of "
+                                   "a message"}
     assert second["code"] == "INVALID_ARGS"
 
 
@@ -147,3 +148,31 @@ def test_stopping_a_team_while_run_waits_raises_instead_of_answering_early():
             if thread.name.startswith("helper-tool"):
                 thread.join(10)
 
+
+
+def test_a_lone_member_is_told_it_has_no_teammates():
+    lead = member("lead", [send("ghost", "hello?"), "alone"])
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead])) as team:
+        assert team.run("go", timeout=10) == "alone"
+    text = lead.llm.requests[1].messages[-1].content
+    assert "there is no teammate named 'ghost'" in text
+    assert "you have no teammates; answer with your result instead of a message" in text
+    assert "send to one of: " not in text
+
+
+def test_teams_and_agents_take_any_iterable_of_tools():
+    @tool
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    lead = AgentConfig(name="lead", llm=ScriptedLLM([json.dumps(
+        {"name": "shout", "arguments": {"text": "hi"}}), "done"]), tools=["shout"],
+        tool_format="json")
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead]),
+                   tools=[shout]) as team:
+        assert team.run("go", timeout=10) == "done"
+    assert '"content": "HI"' in lead.llm.requests[1].messages[-1].content
+    from autobyteus_like import Agent
+    solo = AgentConfig(name="solo", llm=ScriptedLLM(["ok"]), tools=["shout"])
+    assert Agent(solo, tools=(t for t in [shout])).tools.names() == ["shout"]
