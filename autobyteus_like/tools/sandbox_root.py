@@ -32,7 +32,8 @@ T = TypeVar("T")
 MAX_SYMLINKS = 40
 """Links followed in one resolution (Linux's own limit)."""
 MAX_DEPTH = 256
-"""Directories a path may descend below its root; each level holds a descriptor while walked."""
+"""Components a path may have below its root; each directory on the way holds a descriptor
+while it is walked."""
 _RACE_RETRIES = 8
 """How often a component that looked like a link but is none any more is tried again."""
 _DIRECTORY = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -102,7 +103,7 @@ class SandboxRoot:
         stack: list[int] = []  # descriptors of the directories below the root, deepest last
         names: list[str] = []
         pending = _components("/".join(parts))[::-1]  # next component last
-        links = retries = 0
+        links = retries = made = 0
         via: tuple[str, str] | None = None  # the last link followed and its target, for messages
         name = "."
         try:
@@ -128,16 +129,19 @@ class SandboxRoot:
                             raise
                         return Reached(None, tuple(names), missing)  # type: ignore[arg-type]
                     if exc.errno == errno.ENOENT and make_parents and not final:
-                        target = None
+                        made += 1  # bounded: a rival could remove each directory we make
+                        if made > MAX_DEPTH + _RACE_RETRIES:
+                            raise
                         _make_directory(top, name)
-                    elif exc.errno in _MAYBE_LINK:
-                        target = _link_target(top, name)
-                    else:
+                        pending.append(name)
+                        continue
+                    if exc.errno not in _MAYBE_LINK:
                         raise
+                    target = _link_target(top, name)
                     if target is None:
                         if retries >= _RACE_RETRIES:
                             raise
-                        retries += 1  # made meanwhile, or a link a moment ago: look again
+                        retries += 1  # it may have been a link a moment ago: look again
                         pending.append(name)
                         continue
                     links += 1
@@ -156,10 +160,10 @@ class SandboxRoot:
                     continue
                 stack.append(child)
                 names.append(name)
-                if len(names) > MAX_DEPTH:
+                if len(names) >= MAX_DEPTH:
                     raise ToolFailure(ErrorCode.INVALID_ARGS,
                                       f"{argument} {shown!r} is nested deeper than {MAX_DEPTH} "
-                                      "directories")
+                                      "levels")
         except OSError as exc:
             at = "/".join([*names, name]) if pending else ""
             raise refusal(exc, shown, argument, at=at) from None

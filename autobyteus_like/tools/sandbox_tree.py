@@ -50,11 +50,11 @@ def walk_tree(top: int, *, strict: bool, parts: tuple[str, ...] = ()) -> Iterato
     for entry in entries:
         if not entry.is_dir(follow_symlinks=False):
             continue
-        if len(parts) + 1 > MAX_DEPTH:
+        if len(parts) + 1 >= MAX_DEPTH:  # its entries would lie deeper than a path may go
             if strict:
                 raise ToolFailure(ErrorCode.INVALID_ARGS,
-                                  f"{'/'.join((*parts, entry.name))!r} is nested deeper than "
-                                  f"{MAX_DEPTH} directories")
+                                  f"{'/'.join((*parts, entry.name))!r} holds entries nested "
+                                  f"deeper than {MAX_DEPTH} levels")
             continue
         try:
             child = open_directory(top, entry.name)

@@ -14,6 +14,7 @@ import fnmatch
 import os
 import re
 import stat
+from collections.abc import Iterator
 from typing import Any
 
 import re2
@@ -28,17 +29,18 @@ from autobyteus_like.tools.sandbox_files import open_for_reading, read_at_most
 from autobyteus_like.tools.sandbox_root import RootedPath, refusal
 from autobyteus_like.tools.sandbox_tree import open_directory, walk_tree
 
-__all__ = ["compile_query", "search_tool"]
+__all__ = ["LineMatcher", "compile_query", "search_tool"]
 
 _LOOKAROUND = ("invalid perl operator: (?=", "invalid perl operator: (?!",
                "invalid perl operator: (?<=", "invalid perl operator: (?<!")
 _BACKREFERENCE = re.compile(r"invalid escape sequence: \\[1-9]")  # the message, not a query
 
 
-def compile_query(query: str) -> Any:
+def compile_query(query: str, *, never_nl: bool = False) -> Any:
     """The query compiled by RE2, or INVALID_ARGS that says what is wrong with it."""
     options = re2.Options()
     options.log_errors = False  # RE2 would print every bad pattern to stderr
+    options.never_nl = never_nl
     try:
         return re2.compile(query, options)
     except re2.error as exc:
@@ -60,9 +62,73 @@ def compile_query(query: str) -> Any:
                                  "backreferences")
 
 
-def _file_text(descriptor: int, sandbox: SandboxPolicy) -> str | None:
-    """The file's text, or None if it is not a regular file the policy lets us read whole,
-    or looks binary."""
+_LINE_BOUND = re.compile(r"\\[AzC]|\(\?[a-zA-Z]*-")
+"""Query parts whose meaning changes when the whole text is scanned in multi-line mode: the
+text's own ends, any byte, and flag groups that could turn multi-line mode off."""
+
+
+class LineMatcher:
+    """Finds the lines of a text that a query matches, each line matched on its own (so ``^``
+    and ``$`` are its ends), in time linear in the text.
+
+    One scan of the whole text finds candidate lines: in multi-line mode ``^`` and ``$`` match
+    at line ends, and RE2's ``never_nl`` keeps every match within one line, so a line matches
+    exactly when the scan finds a match in it; each candidate is still confirmed on its own.
+    Queries for which that does not hold are matched line by line.
+    """
+
+    def __init__(self, query: str) -> None:
+        self._line = compile_query(query)
+        self._scan = (None if _LINE_BOUND.search(query)
+                      else compile_query("(?m)" + query, never_nl=True))
+
+    def lines(self, data: bytes) -> Iterator[tuple[int, int, int]]:
+        """(number, start, end) of each matching line of ``data``, whose lines end at ``\n``
+        (the empty text after a final newline is not a line)."""
+        last = len(data) - 1 if not data or data.endswith(b"\n") else len(data)
+        position, counted, number = 0, 0, 1
+        while position <= last:
+            if self._scan is None:
+                start = position
+            else:
+                found = self._scan.search(data, position)
+                if found is None or found.start() > last:
+                    return
+                start = data.rfind(b"\n", 0, found.start()) + 1
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            number += data.count(b"\n", counted, start)
+            counted = start
+            if self._line.search(data[start:end]) is not None:
+                yield number, start, end
+            position = end + 1
+
+
+def _context(data: bytes, start: int, end: int, around: int) -> list[str]:
+    """The line at ``start``..``end`` with up to ``around`` lines before and after it."""
+    before: list[bytes] = []
+    first = start
+    while len(before) < around and first > 0:
+        previous = data.rfind(b"\n", 0, first - 1) + 1
+        before.append(data[previous:first - 1])
+        first = previous
+    after: list[bytes] = []
+    last = end
+    while len(after) < around and last < len(data) - 1:
+        following = data.find(b"\n", last + 1)
+        following = len(data) if following < 0 else following
+        after.append(data[last + 1:following])
+        last = following
+    return [_text(line) for line in (*reversed(before), data[start:end], *after)]
+
+
+def _text(line: bytes) -> str:
+    return line.decode("utf-8", errors="replace")
+
+
+def _file_data(descriptor: int, sandbox: SandboxPolicy) -> bytes | None:
+    """The file's bytes with ``\r\n`` line ends made ``\n``, or None if it is not a regular
+    file the policy lets us read whole, or looks binary."""
     status = os.fstat(descriptor)
     if not stat.S_ISREG(status.st_mode):
         return None
@@ -73,7 +139,7 @@ def _file_text(descriptor: int, sandbox: SandboxPolicy) -> str | None:
     data = read_at_most(descriptor, sandbox.max_read_bytes)
     if data is None or b"\x00" in data[:8192]:
         return None  # grew past the limit, or binary
-    return data.decode("utf-8", errors="replace")
+    return data.replace(b"\r\n", b"\n")
 
 
 def _open_entry(scope: RootedPath, parts: tuple[str, ...], folder: int,
@@ -109,7 +175,7 @@ def search_tool() -> ToolDefinition:
             context: How many lines to show before and after each match.
             max_results: Stop after this many matches.
         """
-        pattern = compile_query(query)
+        matcher = LineMatcher(query)
         around = max(0, min(context, 20))
         found: list[dict[str, object]] = []
         with ctx.sandbox.open(scope, argument="scope") as target:
@@ -126,14 +192,17 @@ def search_tool() -> ToolDefinition:
                         if descriptor is None:
                             continue
                         try:
-                            text = _file_text(descriptor, ctx.sandbox)
+                            data = _file_data(descriptor, ctx.sandbox)
                         finally:
                             os.close(descriptor)
-                        if text is None:
+                        if data is None:
                             continue
-                        _search_text(pattern, text, shown, around, found, max_results)
-                        if len(found) >= max_results:
-                            return found
+                        for number, start, end in matcher.lines(data):
+                            found.append({"path": shown, "line": number,
+                                          "content": _text(data[start:end]),
+                                          "context": _context(data, start, end, around)})
+                            if len(found) >= max_results:
+                                return found
             except OSError as exc:
                 raise refusal(exc, opened.shown, "scope") from None
             finally:
@@ -141,18 +210,3 @@ def search_tool() -> ToolDefinition:
         return found
 
     return lexical
-
-
-def _search_text(pattern: Any, text: str, shown: str, around: int,
-                 found: list[dict[str, object]], max_results: int) -> None:
-    """Append the matching lines of ``text`` (split at ``\\n``, as fs.read counts them)."""
-    lines = text.split("\n")
-    if lines and not lines[-1]:
-        lines.pop()  # the empty text after a final newline is not a line
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    for index, line in enumerate(lines):
-        if pattern.search(line):
-            found.append({"path": shown, "line": index + 1, "content": line,
-                          "context": lines[max(0, index - around): index + around + 1]})
-            if len(found) >= max_results:
-                return
