@@ -71,11 +71,13 @@ class SandboxPolicy(BaseModel):
             suggestion=f"use a path inside {', '.join(str(r) for r in self.roots)}",
         )
 
-    def open(self, path: str, *, argument: str = "path") -> RootedPath:
-        """``path`` beneath its root, with that root opened: use it in a ``with`` block, and
-        reach the file with ``.walk(opener)`` (see ``sandbox_root``)."""
+    def open(self, path: str, *, argument: str = "path", create_root: bool = False
+             ) -> RootedPath:
+        """``path`` beneath its root, with that root opened (made first if ``create_root``):
+        use it in a ``with`` block and reach the file with ``.walk(opener)``; see
+        ``sandbox_root``."""
         root, parts = self.locate(path, argument=argument)
-        return RootedPath(SandboxRoot(root), parts, path, argument)
+        return RootedPath(SandboxRoot(root, create=create_root), parts, path, argument)
 
     def resolve(self, path: str, *, argument: str = "path") -> Path:
         """The real location of ``path``, or PERMISSION_DENIED if it lies outside every root.

@@ -69,9 +69,13 @@ def _components(text: str) -> list[str]:
 class SandboxRoot:
     """One open root directory (an ``O_PATH`` descriptor) and the walk beneath it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        """Open the root directory ``path`` (a trusted, configured path), making it first if
+        ``create`` (for calls that create files, as a workspace may not exist yet)."""
         self.path = path
         try:
+            if create:
+                os.makedirs(path, exist_ok=True)
             self.fd = os.open(path, _DIRECTORY)
         except OSError as exc:
             raise ToolFailure(ErrorCode.NOT_FOUND,

@@ -59,7 +59,15 @@ def bounded(action: Callable[[], Any], seconds: float, fifos: tuple[Path, ...] =
     """``action()`` run in a thread; an AssertionError if it has not returned within
     ``seconds`` (then ``fifos`` are unblocked so the thread ends and the suite goes on)."""
     outcome: list[Any] = []
-    worker = threading.Thread(target=lambda: outcome.append(action()), name="bounded-call")
+    raised: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(action())
+        except BaseException as exc:  # handed to the caller, pytest's own outcomes included
+            raised.append(exc)
+
+    worker = threading.Thread(target=work, name="bounded-call")
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
@@ -68,6 +76,8 @@ def bounded(action: Callable[[], Any], seconds: float, fifos: tuple[Path, ...] =
                 unblock(fifo)
             worker.join(0.1)
         raise AssertionError(f"the call blocked for more than {seconds} s")
+    if raised:
+        raise raised[0]
     return outcome[0]
 
 

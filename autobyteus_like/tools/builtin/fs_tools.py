@@ -57,7 +57,7 @@ def _write(sandbox: SandboxPolicy, path: str, data: bytes, *, append: bool) -> s
     if len(data) > sandbox.max_write_bytes:
         raise _over_write_limit(len(data), sandbox, "the content is")
     opener = open_for_appending if append else open_for_writing
-    with sandbox.open(path) as target:
+    with sandbox.open(path, create_root=True) as target:
         opened = target.walk(opener, make_parents=True)
         descriptor = opened.value
         try:
@@ -237,7 +237,7 @@ def fs_tools() -> list[ToolDefinition]:
         Args:
             path: The directory to create.
         """
-        with ctx.sandbox.open(path) as target:
+        with ctx.sandbox.open(path, create_root=True) as target:
             made = target.walk(_make_directory, make_parents=True)
             os.close(made.value)
         return {"path": made.shown}
@@ -254,7 +254,7 @@ def fs_tools() -> list[ToolDefinition]:
         """
         sandbox = ctx.sandbox
         with sandbox.open(src, argument="src") as source, \
-                sandbox.open(dst, argument="dst") as target:
+                sandbox.open(dst, argument="dst", create_root=True) as target:
             return copy_path(source, target, max_bytes=sandbox.max_write_bytes,
                              allow_hardlinks=sandbox.allow_hardlinks)
 

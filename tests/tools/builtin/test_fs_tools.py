@@ -5,7 +5,7 @@ import tracemalloc
 import pytest
 
 from autobyteus_like import ErrorCode
-from autobyteus_like.tools import ToolFailure
+from autobyteus_like.tools import SandboxPolicy, ToolContext, ToolFailure, builtin_tools
 from tests.tools.sandbox_helpers import bounded
 
 
@@ -247,3 +247,14 @@ def test_write_checks_before_it_truncates(run, tmp_path):
     assert failure(run, "fs.write", path="a.txt", content="").code is \
         ErrorCode.PERMISSION_DENIED
     assert (tmp_path / "b.txt").read_text() == "both names are inside"
+
+
+def test_a_missing_workspace_root_is_made_by_writes_and_reported_by_reads(tmp_path):
+    root = tmp_path / "workspace"
+    context = ToolContext(sandbox=SandboxPolicy(roots=[root]))
+    tools = builtin_tools()
+    refused = failure(tools.get("fs.read").run, {"path": "a.txt"}, context)
+    assert refused.code is ErrorCode.NOT_FOUND and "sandbox root" in refused.message
+    assert tools.get("fs.write").run({"path": "notes/a.txt", "content": "hi"}, context) == {
+        "path": "notes/a.txt", "bytes": 2}
+    assert (root / "notes" / "a.txt").read_text() == "hi"
