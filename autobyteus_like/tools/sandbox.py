@@ -20,8 +20,9 @@ _MAX_PATH = 4096
 
 
 class SandboxPolicy(BaseModel):
-    """Limits for one agent (or one tool). Every path argument must resolve, symlinks
-    followed, inside one of ``roots``; relative paths start from the first root."""
+    """Limits for one agent (or one tool). Every path argument is walked beneath one of
+    ``roots`` by descriptors (relative paths from the first root), symlinks followed only while
+    they stay beneath it; see ``sandbox_root`` and docs/sandbox.md for what that guarantees."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -176,7 +176,7 @@ def test_reading_part_of_a_huge_line_holds_about_the_limit_in_memory(run, tmp_pa
     finally:
         tracemalloc.stop()
     assert first == {"content": "", "lines": 0, "truncated": True, "file_lines_read": 1}
-    assert peak < 3 * limit, f"peak {peak} bytes for a {limit}-byte limit"
+    assert peak < 2 * limit, f"peak {peak} bytes for a {limit}-byte limit"  # was 42 MB
     second = run("fs.read", {"max_read_bytes": limit}, path="one-line.txt",
                  range={"start": 2, "end": 9})
     assert second == {"content": "second line\n", "lines": 1, "truncated": False,
