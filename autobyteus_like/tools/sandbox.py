@@ -3,13 +3,16 @@ print and run (seed 001 sandbox, seed 004 security)."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools.sandbox_root import RootedPath, SandboxRoot
 
 __all__ = ["SandboxPolicy"]
 
@@ -17,8 +20,9 @@ _MAX_PATH = 4096
 
 
 class SandboxPolicy(BaseModel):
-    """Limits for one agent (or one tool). Every path argument must resolve, symlinks
-    followed, inside one of ``roots``; relative paths start from the first root."""
+    """Limits for one agent (or one tool). Every path argument is walked beneath one of
+    ``roots`` by descriptors (relative paths from the first root), symlinks followed only while
+    they stay beneath it; see ``sandbox_root`` and docs/sandbox.md for what that guarantees."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -41,9 +45,12 @@ class SandboxPolicy(BaseModel):
         items = [value] if isinstance(value, str | Path) else list(value)  # type: ignore[call-overload]
         return tuple(Path(os.path.realpath(os.path.expanduser(str(item)))) for item in items)
 
-    def resolve(self, path: str, *, argument: str = "path") -> Path:
-        """The real location of ``path``, or PERMISSION_DENIED if it lies outside every root.
-        Nothing is touched here; tools act on the returned path."""
+    def locate(self, path: str, *, argument: str = "path") -> tuple[Path, tuple[str, ...]]:
+        """Which root ``path`` belongs to and its components below that root; text only.
+
+        Relative paths start from the first root. An absolute path (or ``~``) must begin with
+        a root's own path; what follows, ``..`` included, is walked beneath that root later.
+        """
         if not isinstance(path, str) or not path.strip():
             raise ToolFailure(ErrorCode.INVALID_ARGS, f"{argument} must be a non-empty path")
         if "\x00" in path:
@@ -52,21 +59,38 @@ class SandboxPolicy(BaseModel):
         if len(path) > _MAX_PATH:
             raise ToolFailure(ErrorCode.PERMISSION_DENIED,
                               f"{argument} is longer than {_MAX_PATH} characters")
-        candidate = Path(os.path.expanduser(path)) if path.startswith("~") else Path(path)
-        if not candidate.is_absolute():
-            candidate = self.roots[0] / candidate
-        try:
-            real = Path(os.path.realpath(candidate))
-        except (OSError, ValueError) as exc:
-            raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"{argument} cannot be resolved: {exc}"
-                              ) from None
-        if not any(real == root or real.is_relative_to(root) for root in self.roots):
-            raise ToolFailure(
-                ErrorCode.PERMISSION_DENIED,
-                f"{argument} {path!r} is outside the allowed directories",
-                suggestion=f"use a path inside {', '.join(str(r) for r in self.roots)}",
-            )
-        return real
+        text = os.path.expanduser(path) if path.startswith("~") else path
+        if not text.startswith("/"):
+            return self.roots[0], tuple(text.split("/"))
+        given = [part for part in text.split("/") if part not in ("", ".")]
+        for root in self.roots:
+            if given[: len(root.parts) - 1] == list(root.parts[1:]):
+                return root, tuple(given[len(root.parts) - 1:])
+        raise ToolFailure(
+            ErrorCode.PERMISSION_DENIED,
+            f"{argument} {path!r} is outside the allowed directories",
+            suggestion=f"use a path inside {', '.join(str(r) for r in self.roots)}",
+        )
+
+    def open(self, path: str, *, argument: str = "path", create_root: bool = False
+             ) -> RootedPath:
+        """``path`` beneath its root, with that root opened (made first if ``create_root``):
+        use it in a ``with`` block and reach the file with ``.walk(opener)``; see
+        ``sandbox_root``."""
+        root, parts = self.locate(path, argument=argument)
+        return RootedPath(SandboxRoot(root, create=create_root), parts, path, argument)
+
+    def resolve(self, path: str, *, argument: str = "path") -> Path:
+        """The real location of ``path``, or PERMISSION_DENIED if it lies outside every root.
+
+        The path is walked beneath its root by descriptors (symlinks followed only while they
+        stay beneath it); components that do not exist yet are kept as written. Nothing is
+        created. Tools that act on files use ``open`` instead: a returned string can be
+        swapped for a symlink before it is used.
+        """
+        with self.open(path, argument=argument) as target:
+            reached = target.walk(_probe, lenient=True)
+            return target.root.path.joinpath(*reached.parts, *reached.missing)
 
     def relative(self, path: Path) -> str:
         """How a resolved path is shown back to the LLM: relative to its root."""
@@ -74,3 +98,13 @@ class SandboxPolicy(BaseModel):
             if path == root or path.is_relative_to(root):
                 return str(path.relative_to(root)) or "."
         return str(path)
+
+
+def _probe(directory: int, name: str) -> None:
+    """The final opener of ``resolve``: nothing to open, but a symlink must be followed."""
+    descriptor = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
+    try:
+        if stat.S_ISLNK(os.fstat(descriptor).st_mode):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+    finally:
+        os.close(descriptor)

@@ -1,15 +1,16 @@
-"""The ``fs.*`` tools (seed 001): every path goes through the agent's sandbox first.
-
-Writes open the resolved path with ``O_NOFOLLOW``, so a symlink swapped in after the check is
-refused rather than followed.
+"""The ``fs.*`` tools (seed 001): every path is walked beneath a sandbox root by descriptors
+(``tools/sandbox_root.py``) and every file is used through the descriptor that walk opened
+(``tools/sandbox_files.py``), so a symlink, a swapped component, a hard link, a FIFO or a
+device cannot take a call outside its root or block it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
+import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +21,20 @@ from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.tools.sandbox_copy import copy_path
+from autobyteus_like.tools.sandbox_files import (
+    check_regular,
+    open_for_appending,
+    open_for_reading,
+    open_for_update,
+    open_for_writing,
+    read_at_most,
+    read_lines,
+    replace_content,
+    write_all,
+)
+from autobyteus_like.tools.sandbox_root import RootedPath, refusal
+from autobyteus_like.tools.sandbox_tree import list_sorted, open_directory
 
 __all__ = ["fs_tools"]
 
@@ -31,32 +46,77 @@ class LineRange(BaseModel):
     end: int = Field(ge=1)
 
 
-def _existing(sandbox: SandboxPolicy, path: str, argument: str = "path") -> Path:
-    real = sandbox.resolve(path, argument=argument)
-    if not real.exists():
-        raise ToolFailure(ErrorCode.NOT_FOUND, f"{path!r} does not exist",
-                          suggestion="list the directory with fs.ls to find the right path")
-    return real
+def _over_write_limit(size: int, sandbox: SandboxPolicy, what: str) -> ToolFailure:
+    return ToolFailure(ErrorCode.QUOTA_EXCEEDED,
+                       f"{what} {size} bytes, over the {sandbox.max_write_bytes}-byte write limit",
+                       suggestion="keep files under the limit; split the content across files")
 
 
-def _write(sandbox: SandboxPolicy, path: str, data: bytes, *, append: bool) -> Path:
+def _write(sandbox: SandboxPolicy, path: str, data: bytes, *, append: bool) -> str:
+    """Write (or append) ``data`` at ``path``; where it went, as shown to the LLM."""
     if len(data) > sandbox.max_write_bytes:
-        raise ToolFailure(ErrorCode.QUOTA_EXCEEDED,
-                          f"{len(data)} bytes is over the {sandbox.max_write_bytes}-byte write "
-                          "limit", suggestion="write smaller pieces with fs.append")
-    real = sandbox.resolve(path)
-    if real.is_dir():
-        raise ToolFailure(ErrorCode.INVALID_ARGS, f"{path!r} is a directory")
-    real.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)
+        raise _over_write_limit(len(data), sandbox, "the content is")
+    opener = open_for_appending if append else open_for_writing
+    with sandbox.open(path, create_root=True) as target:
+        opened = target.walk(opener, make_parents=True)
+        descriptor = opened.value
+        try:
+            status = check_regular(descriptor, opened.shown,
+                                   allow_hardlinks=sandbox.allow_hardlinks)
+            if append and status.st_size + len(data) > sandbox.max_write_bytes:
+                raise _over_write_limit(status.st_size + len(data), sandbox,
+                                        f"appending would make {opened.shown!r}")
+            if append:
+                write_all(descriptor, data)
+            else:
+                replace_content(descriptor, data)
+        except OSError as exc:
+            raise refusal(exc, opened.shown) from None
+        finally:
+            os.close(descriptor)
+    return opened.shown
+
+
+def _entry_type(directory: RootedPath, entry: os.DirEntry[str], mode: int) -> str:
+    """``directory`` or ``file``; a symlink counts as what it leads to beneath the root."""
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if not stat.S_ISLNK(mode):
+        return "file"
+    link = directory.child((*directory.parts, entry.name), entry.name)
     try:
-        descriptor = os.open(real, flags, 0o644)
-    except OSError as exc:
-        raise ToolFailure(ErrorCode.PERMISSION_DENIED, f"cannot write {path!r}: {exc.strerror}"
-                          ) from None
-    with os.fdopen(descriptor, "ab" if append else "wb") as handle:
-        handle.write(data)
-    return real
+        reached = link.walk(open_directory)
+    except ToolFailure:
+        return "file"  # leads out, nowhere, or to a file
+    os.close(reached.value)
+    return "directory"
+
+
+def _with_file(ctx: ToolContext, path: str, opener: Callable[[int, str], int],
+               use: Callable[[int, os.stat_result, str], dict[str, object]],
+               hint: str = "") -> dict[str, object]:
+    """Open ``path`` with ``opener`` beneath its root, check it is a regular file, and hand
+    the descriptor to ``use``."""
+    with ctx.sandbox.open(path) as target:
+        opened = target.walk(opener)
+        try:
+            status = check_regular(opened.value, opened.shown,
+                                   allow_hardlinks=ctx.sandbox.allow_hardlinks,
+                                   directory_hint=hint)
+            return use(opened.value, status, opened.shown)
+        except OSError as exc:
+            raise refusal(exc, opened.shown) from None
+        finally:
+            os.close(opened.value)
+
+
+def _make_directory(directory: int, name: str) -> int:
+    """Final opener of fs.mkdir: the directory, made if missing (a link is followed)."""
+    # Already there, or a link: then the open below fails and the walk follows the link.
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, 0o755, dir_fd=directory)
+    return os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                   dir_fd=directory)
 
 
 def fs_tools() -> list[ToolDefinition]:
@@ -69,18 +129,26 @@ def fs_tools() -> list[ToolDefinition]:
         Args:
             path: The directory to list.
         """
-        real = _existing(ctx.sandbox, path)
-        if not real.is_dir():
-            raise ToolFailure(ErrorCode.INVALID_ARGS, f"{path!r} is not a directory")
-        entries: list[dict[str, object]] = []
-        for entry in sorted(real.iterdir(), key=lambda p: p.name):
-            stat = entry.lstat()
-            entries.append({
-                "name": entry.name,
-                "type": "directory" if entry.is_dir() else "file",
-                "size": stat.st_size,
-                "modified": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
-            })
+        with ctx.sandbox.open(path) as target:
+            opened = target.walk(open_directory)
+            here = target.child(opened.parts, opened.shown)
+            entries: list[dict[str, object]] = []
+            try:
+                for entry in list_sorted(opened.value):
+                    try:
+                        status = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # removed since it was listed
+                    entries.append({
+                        "name": entry.name,
+                        "type": _entry_type(here, entry, status.st_mode),
+                        "size": status.st_size,
+                        "modified": datetime.fromtimestamp(status.st_mtime, UTC).isoformat(),
+                    })
+            except OSError as exc:
+                raise refusal(exc, opened.shown) from None
+            finally:
+                os.close(opened.value)
         return entries
 
     @tool(name="fs.read", category="fs")
@@ -91,33 +159,22 @@ def fs_tools() -> list[ToolDefinition]:
             path: The file to read.
             range: Only these lines (1-indexed, inclusive).
         """
-        real = _existing(ctx.sandbox, path)
-        if real.is_dir():
-            raise ToolFailure(ErrorCode.INVALID_ARGS, f"{path!r} is a directory; use fs.ls")
-        limit = ctx.sandbox.max_read_bytes
-        size = real.stat().st_size
-        if range is None and size > limit:
-            raise ToolFailure(ErrorCode.QUOTA_EXCEEDED,
-                              f"{path!r} is {size} bytes, over the {limit}-byte read limit",
-                              suggestion="read a range of lines")
         if range is not None and range.end < range.start:
             raise ToolFailure(ErrorCode.INVALID_ARGS, "range.end is before range.start")
-        kept: list[str] = []
-        total, truncated, count = 0, False, 0
-        with real.open("r", encoding="utf-8", errors="replace", newline="") as handle:
-            for number, line in enumerate(handle, start=1):
-                count = number
-                if range is not None and not range.start <= number <= range.end:
-                    if number > range.end:
-                        break
-                    continue
-                total += len(line.encode("utf-8"))
-                if total > limit:
-                    truncated = True
-                    break
-                kept.append(line)
-        return {"content": "".join(kept), "lines": len(kept), "truncated": truncated,
-                "file_lines_read": count}
+        limit = ctx.sandbox.max_read_bytes
+
+        def use(descriptor: int, status: os.stat_result, shown: str) -> dict[str, object]:
+            if range is None and status.st_size > limit:
+                raise ToolFailure(ErrorCode.QUOTA_EXCEEDED,
+                                  f"{shown!r} is {status.st_size} bytes, over the {limit}-byte "
+                                  "read limit", suggestion="read a range of lines")
+            window = read_lines(descriptor, range.start if range else 1,
+                                range.end if range else None, limit)
+            return {"content": window.content.decode("utf-8", errors="replace"),
+                    "lines": window.lines, "truncated": window.truncated,
+                    "file_lines_read": window.lines_read}
+
+        return _with_file(ctx, path, open_for_reading, use, hint="; use fs.ls")
 
     @tool(name="fs.write", category="fs")
     def write(path: str, content: str, ctx: ToolContext) -> dict[str, object]:
@@ -127,8 +184,8 @@ def fs_tools() -> list[ToolDefinition]:
             path: The file to write.
             content: The whole new content.
         """
-        real = _write(ctx.sandbox, path, content.encode("utf-8"), append=False)
-        return {"path": ctx.sandbox.relative(real), "bytes": len(content.encode("utf-8"))}
+        data = content.encode("utf-8")
+        return {"path": _write(ctx.sandbox, path, data, append=False), "bytes": len(data)}
 
     @tool(name="fs.append", category="fs")
     def append(path: str, text: str, ctx: ToolContext) -> dict[str, object]:
@@ -138,8 +195,8 @@ def fs_tools() -> list[ToolDefinition]:
             path: The file to append to.
             text: The text to add at the end.
         """
-        real = _write(ctx.sandbox, path, text.encode("utf-8"), append=True)
-        return {"path": ctx.sandbox.relative(real), "bytes": len(text.encode("utf-8"))}
+        data = text.encode("utf-8")
+        return {"path": _write(ctx.sandbox, path, data, append=True), "bytes": len(data)}
 
     @tool(name="fs.patch", category="fs")
     def patch(path: str, diff: str, ctx: ToolContext) -> dict[str, object]:
@@ -149,14 +206,29 @@ def fs_tools() -> list[ToolDefinition]:
             path: The file to change.
             diff: The change, in unified diff format.
         """
-        real = _existing(ctx.sandbox, path)
-        try:
-            updated, hunks = apply_unified_diff(real.read_text(encoding="utf-8"), diff)
-        except PatchError as exc:
-            raise ToolFailure(ErrorCode.INVALID_ARGS, str(exc),
-                              suggestion="read the file again and rebuild the diff") from None
-        _write(ctx.sandbox, path, updated.encode("utf-8"), append=False)
-        return {"path": ctx.sandbox.relative(real), "hunks": hunks}
+        sandbox = ctx.sandbox
+
+        def use(descriptor: int, status: os.stat_result, shown: str) -> dict[str, object]:
+            data = read_at_most(descriptor, sandbox.max_read_bytes)
+            if data is None:
+                raise ToolFailure(ErrorCode.QUOTA_EXCEEDED,
+                                  f"{shown!r} is over the {sandbox.max_read_bytes}-byte read "
+                                  "limit", suggestion="write the file in smaller pieces")
+            try:
+                updated, hunks = apply_unified_diff(data.decode("utf-8"), diff)
+            except UnicodeDecodeError as exc:
+                raise ToolFailure(ErrorCode.INVALID_ARGS,
+                                  f"{shown!r} is not UTF-8 text (byte {exc.start})") from None
+            except PatchError as exc:
+                raise ToolFailure(ErrorCode.INVALID_ARGS, str(exc),
+                                  suggestion="read the file again and rebuild the diff") from None
+            encoded = updated.encode("utf-8")
+            if len(encoded) > sandbox.max_write_bytes:
+                raise _over_write_limit(len(encoded), sandbox, "the patched file would be")
+            replace_content(descriptor, encoded)
+            return {"path": shown, "hunks": hunks}
+
+        return _with_file(ctx, path, open_for_update, use)
 
     @tool(name="fs.mkdir", category="fs")
     def mkdir(path: str, ctx: ToolContext) -> dict[str, object]:
@@ -165,36 +237,25 @@ def fs_tools() -> list[ToolDefinition]:
         Args:
             path: The directory to create.
         """
-        real = ctx.sandbox.resolve(path)
-        if real.exists() and not real.is_dir():
-            raise ToolFailure(ErrorCode.INVALID_ARGS, f"{path!r} exists and is a file")
-        real.mkdir(parents=True, exist_ok=True)
-        return {"path": ctx.sandbox.relative(real)}
+        with ctx.sandbox.open(path, create_root=True) as target:
+            made = target.walk(_make_directory, make_parents=True)
+            os.close(made.value)
+        return {"path": made.shown}
 
     @tool(name="fs.copy", category="fs")
     def copy(src: str, dst: str, ctx: ToolContext) -> dict[str, object]:
-        """Copy a file or a directory tree.
+        """Copy a file or a directory tree (symbolic links in a tree are skipped and listed
+        under ``skipped``).
 
         Args:
             src: What to copy.
-            dst: Where the copy goes (must not exist yet for a directory).
+            dst: Where the copy goes: a new path, an existing file to overwrite, or an existing
+                directory to copy a file into (must not exist yet for a directory).
         """
-        source = _existing(ctx.sandbox, src, argument="src")
-        target = ctx.sandbox.resolve(dst, argument="dst")
-        files = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file()]
-        size = sum(p.lstat().st_size for p in files)
-        if size > ctx.sandbox.max_write_bytes:
-            raise ToolFailure(ErrorCode.QUOTA_EXCEEDED,
-                              f"copying {size} bytes is over the {ctx.sandbox.max_write_bytes}-"
-                              "byte write limit")
-        if source.is_dir():
-            if target.exists():
-                raise ToolFailure(ErrorCode.INVALID_ARGS, f"{dst!r} already exists")
-            shutil.copytree(source, target, symlinks=True)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target, follow_symlinks=False)
-        return {"src": ctx.sandbox.relative(source), "dst": ctx.sandbox.relative(target),
-                "bytes": size}
+        sandbox = ctx.sandbox
+        with sandbox.open(src, argument="src") as source, \
+                sandbox.open(dst, argument="dst", create_root=True) as target:
+            return copy_path(source, target, max_bytes=sandbox.max_write_bytes,
+                             allow_hardlinks=sandbox.allow_hardlinks)
 
     return [ls, read, write, append, patch, mkdir, copy]
