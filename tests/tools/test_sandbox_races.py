@@ -120,3 +120,11 @@ def test_search_never_finds_outside_text(world):
     assert not [o for o in outcomes if SECRET in str(o)]
     done, _ = split(outcomes)
     assert any(o and o[0]["content"] == "inside" for o in done)
+
+
+def test_a_command_never_starts_in_an_outside_directory(world):
+    root, _ = world
+    outcomes = hammer(world, lambda _: call(root, "terminal.run", {"cmd": ["ls"], "cwd": "d"}))
+    assert not [o for o in outcomes if "secret_name.txt" in str(o)]
+    done, refused = split(outcomes)
+    assert any("x.txt" in o["stdout"] for o in done) and refused

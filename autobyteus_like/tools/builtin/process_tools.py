@@ -55,6 +55,7 @@ from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.tools.sandbox_tree import open_directory
 
 __all__ = ["child_environment", "process_tools", "run_process"]
 
@@ -245,10 +246,15 @@ def process_tools() -> list[ToolDefinition]:
         if not cmd or not cmd[0] or not all(isinstance(part, str) for part in cmd):
             raise ToolFailure(ErrorCode.INVALID_ARGS,
                               "cmd must be a non-empty list of strings, the program first")
-        directory = ctx.sandbox.resolve(cwd, argument="cwd")
-        if not directory.is_dir():
-            raise ToolFailure(ErrorCode.NOT_FOUND, f"cwd {cwd!r} is not a directory")
-        return run_process(cmd, directory, ctx.sandbox, _seconds(timeout_ms, ctx), env)
+        with ctx.sandbox.open(cwd, argument="cwd") as target:
+            descriptor = target.walk(open_directory).value
+        try:
+            # The process starts in the directory the walk opened, named through our own
+            # descriptor: swapping a path component for a symlink meanwhile changes nothing.
+            held = Path(f"/proc/{os.getpid()}/fd/{descriptor}")
+            return run_process(cmd, held, ctx.sandbox, _seconds(timeout_ms, ctx), env)
+        finally:
+            os.close(descriptor)
 
     @tool(name="python.exec", category="exec", dangerous=True)
     def python_exec(code: str, ctx: ToolContext, timeout_ms: int = 60000) -> dict[str, object]:
