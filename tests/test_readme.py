@@ -1,33 +1,89 @@
-"""Every example in README.md runs: the Python blocks in order in one namespace (as a reader
-would), the pytest example under a real pytest, and the main-job command's run."""
+"""README.md as a new user meets it: every code block runs on its own, as a script, in a fresh
+virtual environment holding only the base install (plus the extra a block names); the first
+hour's commands do what their comments say; every link resolves inside the repository."""
+
+from __future__ import annotations
 
 import re
 import shlex
 import subprocess
 import sys
+import venv
 from pathlib import Path
+
+import pytest
 
 from autobyteus_like.cli import main
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()
 COMMANDS = re.findall(r"```bash\n(.*?)\n```", README, re.DOTALL)
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
+NEEDS = re.compile(r"^# needs: (\S+)")
 
 
-def test_readme_python_examples_run(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    blocks = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
-    assert len(blocks) >= 6
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
+def _needs(block: str) -> str | None:
+    match = NEEDS.match(block)
+    return match.group(1) if match else None
 
 
-def test_readme_pytest_example_passes_under_pytest(tmp_path):
+BASE_BLOCKS = [block for block in PYTHON_BLOCKS if _needs(block) is None]
+EXTRA_BLOCKS = [block for block in PYTHON_BLOCKS if _needs(block) is not None]
+
+
+def _pip(python: Path, *args: str) -> None:
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", *args],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def fresh_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtual environment with the package installed from this checkout (not editable:
+    the repository is not on its path), base dependencies only."""
+    home = tmp_path_factory.mktemp("fresh-venv")
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    _pip(python, str(ROOT))
+    return python
+
+
+def _run_script(python: Path, code: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    script = folder / "block.py"
+    script.write_text(code)
+    # Run from the repository (the examples' files are read from it) but as a script in a
+    # folder of its own: nothing of the checkout is importable, as after `pip install`.
+    return subprocess.run([str(python), str(script)], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def test_the_readme_has_its_blocks():
+    assert len(BASE_BLOCKS) >= 8 and EXTRA_BLOCKS
+
+
+@pytest.mark.parametrize("index", range(len(BASE_BLOCKS)))
+def test_each_python_block_runs_alone_with_the_base_install(index, fresh_python, tmp_path):
+    done = _run_script(fresh_python, BASE_BLOCKS[index], tmp_path)
+    assert done.returncode == 0, f"README block {index}:\n{BASE_BLOCKS[index]}\n{done.stderr}"
+
+
+@pytest.mark.parametrize("index", range(len(EXTRA_BLOCKS)))
+def test_a_block_that_names_an_extra_runs_with_it(index, fresh_python, tmp_path):
+    block = EXTRA_BLOCKS[index]
+    requirement = _needs(block)
+    assert requirement is not None
+    _pip(fresh_python, requirement.replace("autobyteus-like", str(ROOT)))
+    done = _run_script(fresh_python, block, tmp_path)
+    assert done.returncode == 0, f"README block needing {requirement}:\n{block}\n{done.stderr}"
+
+
+def test_the_pytest_example_passes_under_pytest(fresh_python, tmp_path):
     [block] = re.findall(r"```py\n(.*?)```", README, re.DOTALL)
+    _pip(fresh_python, "pytest")  # what a user adds to write such a test
     (tmp_path / "test_readme_example.py").write_text(block)
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
+    result = subprocess.run([str(fresh_python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             str(tmp_path)], capture_output=True, text=True, cwd=tmp_path,
+                            timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
 
@@ -44,6 +100,35 @@ def test_readme_test_command_is_the_ci_command():
     assert COMMANDS[1] in ci.splitlines()
 
 
+FIRST_HOUR = README.split("## Your first hour", 1)[1].split("```bash\n", 1)[1].split("```")[0]
+HOUR_LINES = [line for line in FIRST_HOUR.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("line", HOUR_LINES[1:], ids=lambda line: line.split("#")[0][:60])
+def test_each_first_hour_command_does_what_it_says(line):
+    command, _, comment = line.partition("  #")
+    expected = re.match(r"\s*exit (\d+)", comment)
+    args = shlex.split(command.replace(".venv/bin/", str(Path(sys.executable).parent) + "/"))
+    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == (int(expected.group(1)) if expected else 0), done.stderr
+    assert "Traceback" not in done.stderr
+    if done.returncode:
+        assert done.stderr.strip().startswith("error: ")
+
+
+def test_the_first_hour_starts_with_the_base_install():
+    assert HOUR_LINES[0].startswith("python3 -m venv .venv && .venv/bin/pip install -q -e .")
+
+
+def test_every_link_resolves_inside_the_repository():
+    for document in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", document.read_text()):
+            if re.match(r"https?://", target):
+                continue
+            path = (document.parent / target.split("#")[0]).resolve()
+            assert path.is_relative_to(ROOT) and path.exists(), f"{document.name}: {target}"
+
+
 def test_the_formats_demo_runs():
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "tool_formats_demo.py")],
                          capture_output=True, text=True, check=True, timeout=60).stdout
@@ -53,7 +138,7 @@ def test_the_formats_demo_runs():
 
 
 def test_import_is_light():
-    heavy = "('openai', 'anthropic', 'google.genai', 'httpx', 'rich', 'yaml')"
+    heavy = "('openai', 'anthropic', 'google.genai', 'httpx', 'rich', 'yaml', 'griffe')"
     code = f"import sys, autobyteus_like; print([m for m in {heavy} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
