@@ -93,12 +93,9 @@ class LLMChunkReceived(AgentEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMResponseCompleted(AgentEvent):
-    """The LLM finished its response. ``text`` carries the last piece when the worker sends
-    both in one message; the agent splits it into an ``LLMChunkReceived`` before this event,
-    so subscribers and handlers always see it empty."""
+    """The LLM finished its response (every piece of text came before, as chunks)."""
 
     request_no: int
-    text: str = ""
     input_tokens: int | None = None
     """Everything the model read, cached tokens included (None: not reported)."""
     output_tokens: int | None = None

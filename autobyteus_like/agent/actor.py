@@ -1,9 +1,11 @@
 """AgentActor: the pykka actor that owns one agent's state and handles its events one at a time.
 
-Every event is published to subscribers, then handed to the handler registered for its type;
-events that handlers emit are processed in FIFO order before the next message. Blocking work
-(LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner, which answer with
-events, so this actor is always free for approvals, messages and stop.
+Every event is recorded in the session log (when there is one), published to subscribers, then
+handed to the handler registered for its type; events that handlers emit are processed in FIFO
+order before the next message. Blocking work (LLM streaming, tool bodies) runs on the LLM worker
+actor and the tool runner, which answer with events, so this actor is always free for approvals,
+messages and stop. A mailbox message may carry several events (the LLM's last piece of text and
+the end of its response), handled in order as if they had come one by one.
 """
 
 from __future__ import annotations
@@ -25,8 +27,6 @@ from autobyteus_like.errors import AgentStoppedError, AgentTurnError
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
-    LLMChunkReceived,
-    LLMResponseCompleted,
     ToolCallParsed,
     ToolResultReceived,
     UserMessageReceived,
@@ -34,6 +34,7 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.handlers.turn_steps import complete_turn
 from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.tools.context import ToolContext
@@ -44,7 +45,13 @@ from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["AgentActor", "AgentStoppedError"]
 
-_LOGGED = (ToolCallParsed, ToolResultReceived)
+_LOGGED = frozenset({ToolCallParsed, ToolResultReceived})
+
+
+def _carries_calls(kind: type[AgentEvent]) -> bool:
+    """Whether events of this type carry a call's arguments or a result (to be redacted)."""
+    names = {field.name for field in dataclasses.fields(kind)}
+    return "invocation" in names or "result" in names
 
 
 class AgentActor(FastInboxActor):
@@ -61,7 +68,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
     ) -> None:
         super().__init__()
-        self._handlers = handlers
+        self._handlers = handlers.table()
         self._publisher = publisher
         self._threads = threads
         self._cancel = Cancellation()
@@ -72,6 +79,11 @@ class AgentActor(FastInboxActor):
             SessionLog(config.session_log, config.name, config.session_log_format)
             if config.session_log is not None else None
         )
+        self._taken = frozenset(self._handlers) | (_LOGGED if self._session_log else frozenset())
+        """Event types a handler or the session log takes whether or not anyone subscribes."""
+        self._redacting = any(tool.masked_arguments or tool.result_allowlist is not None
+                              for tool in tools)
+        self._redactable: dict[type[AgentEvent], bool] = {}
         self.ctx = AgentContext(
             config, tools, tool_format, self._stream_llm, self._run_tool, system_prompt,
             wanted=self._wanted,
@@ -79,20 +91,20 @@ class AgentActor(FastInboxActor):
 
     def _wanted(self, event_type: type[AgentEvent]) -> bool:
         """Whether anyone takes this kind of event: a subscriber, a handler, the session log."""
-        return (self._publisher.has_subscribers or self._handlers.find(event_type) is not None
-                or (self._session_log is not None and event_type in _LOGGED))
+        return event_type in self._taken or self._publisher.has_subscribers
 
     def on_start(self) -> None:
         self._threads.append(threading.current_thread())
 
     # -- services for the context (called on this actor's thread) -----------------------------
 
-    def _post(self, event: AgentEvent) -> None:
-        """Send an event to this actor from any thread (ignored once it has stopped)."""
+    def _post(self, event: AgentEvent | tuple[AgentEvent, ...]) -> None:
+        """Send an event (or events, in order) to this actor from any thread (ignored once it
+        has stopped)."""
         try:
             self.actor_ref.tell(event)
         except pykka.ActorDeadError:
-            logger.debug("agent {} stopped; dropping {}", self.ctx.name, type(event).__name__)
+            logger.debug("agent {} stopped; dropping {!r}", self.ctx.name, event)
 
     def _stream_llm(self, request_no: int, request: LLMRequest) -> None:
         if self._worker is None:
@@ -108,41 +120,49 @@ class AgentActor(FastInboxActor):
     # -- the mailbox ---------------------------------------------------------------------------
 
     def on_receive(self, message: object) -> None:
-        if not isinstance(message, AgentEvent):
+        if isinstance(message, AgentEvent):
+            self._process(message)
+        elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
+            for event in message:
+                self._process(event)
+        else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
-            return
-        if isinstance(message, LLMResponseCompleted) and message.text:
-            # The worker sends the last chunk with the end (one mailbox message); it is handled
-            # as the two messages it stands for, so everything sees the chunk, then the end.
-            self._process(LLMChunkReceived(agent=message.agent, request_no=message.request_no,
-                                           text=message.text))
-            message = dataclasses.replace(message, text="")
-        self._process(message)
 
     def _process(self, message: AgentEvent) -> None:
-        """Publish and handle one event and, in order, everything it leads to."""
-        outbox = self.ctx.outbox
+        """Record, publish and handle one event and, in order, everything it leads to."""
+        ctx = self.ctx
+        outbox = ctx.outbox
         outbox.append(message)
+        handlers = self._handlers
+        publisher = self._publisher
         while outbox:
             event = outbox.popleft()
-            public = self._public(event)
-            if self._session_log is not None:
-                self._record(public)  # on disk before anyone is shown it
-            self._publisher.publish(public)
-            handler = self._handlers.find(type(event))
+            kind = type(event)
+            if self._session_log is not None or publisher.has_subscribers:
+                redact = self._redactable.get(kind)
+                if redact is None:
+                    redact = self._redactable[kind] = _carries_calls(kind)
+                public = self._public(event) if redact else event
+                if self._session_log is not None:
+                    self._record(public)  # on disk before anyone is shown it
+                publisher.publish(public)
+            handler = handlers.get(kind)
             if handler is None:
                 continue
             try:
-                handler.handle(event, self.ctx)
+                handler.handle(event, ctx)
             except Exception as exc:  # a handler bug ends the turn, never the agent
                 self._handler_failed(event, exc)
-        afterwards, self.ctx.afterwards = self.ctx.afterwards, []
-        for action in afterwards:
-            action()
+        if ctx.afterwards:
+            afterwards, ctx.afterwards = ctx.afterwards, []
+            for action in afterwards:
+                action()
 
     def _public(self, event: AgentEvent) -> AgentEvent:
         """The event as people and disks may see it: masked arguments, allowlisted results
         (handlers and the LLM keep the originals)."""
+        if not self._redacting:
+            return event
         invocation = getattr(event, "invocation", None)
         if isinstance(invocation, ToolInvocation):
             masked = redact_invocation(invocation, self.ctx.tools.find(invocation.name))
@@ -169,7 +189,7 @@ class AgentActor(FastInboxActor):
                                         type(event).__name__)
         message = f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
         if self.ctx.turn is not None:
-            self.ctx.complete_turn("", message)
+            complete_turn(self.ctx, "", message)
         else:
             self.ctx.report_error(message, type(exc).__name__)
             reply = event.reply if isinstance(event, UserMessageReceived) else None

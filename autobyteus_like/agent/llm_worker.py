@@ -34,7 +34,7 @@ class LLMWorker(FastInboxActor):
         self,
         agent: str,
         llm: LLM,
-        post: Callable[[AgentEvent], None],
+        post: Callable[[AgentEvent | tuple[AgentEvent, ...]], None],
         cancel: threading.Event,
         threads: list[threading.Thread],
     ) -> None:
@@ -72,12 +72,17 @@ class LLMWorker(FastInboxActor):
             self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(exc),
                                         error_type=type(exc).__name__))
             return
-        self._post(LLMResponseCompleted(
-            agent=self._agent, request_no=number, text=last,
+        completed = LLMResponseCompleted(
+            agent=self._agent, request_no=number,
             input_tokens=usage.input_tokens if usage else None,
             output_tokens=usage.output_tokens if usage else None,
             reasoning_tokens=usage.reasoning_tokens if usage else None,
             cached_input_tokens=usage.cached_input_tokens if usage else None,
             finish_reason=finished.finish_reason,
             provider_finish_reason=finished.provider_finish_reason,
-        ))
+        )
+        if last:  # the last piece and the end travel as one mailbox message, in that order
+            self._post((LLMChunkReceived(agent=self._agent, request_no=number, text=last),
+                        completed))
+        else:
+            self._post(completed)

@@ -27,6 +27,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.handlers.context import AgentContext, TurnState
+from autobyteus_like.handlers.turn_steps import advance, complete_turn
 from autobyteus_like.llm.finish_reasons import LENGTH
 from autobyteus_like.llm.messages import Message, NativeToolCall
 from autobyteus_like.parsers.events import (
@@ -45,18 +46,8 @@ CUT_OFF = "your output was cut off at the max_tokens limit"
 """What the LLM is told about a response that hit its output limit."""
 _ANSWER_NOTE = "[the answer was cut off at the max_tokens limit]"
 
-_Held = tuple[ParseErrorInfo, ToolInvocation]
-
-
 class LLMResponseHandler:
-    """Handles ``LLMChunkReceived``, ``LLMResponseCompleted`` and ``LLMRequestFailed``.
-
-    One per agent (``default_handlers`` makes a fresh one): it holds the broken native calls
-    of the response in progress until that response completes.
-    """
-
-    def __init__(self) -> None:
-        self._held: dict[tuple[str, int], list[_Held]] = {}
+    """Handles ``LLMChunkReceived``, ``LLMResponseCompleted`` and ``LLMRequestFailed``."""
 
     def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
         turn = ctx.turn
@@ -71,7 +62,7 @@ class LLMResponseHandler:
                 self._native(native, ctx, turn)
         elif isinstance(event, LLMResponseCompleted):
             cut_off = event.finish_reason == LENGTH
-            held = self._held.pop((ctx.name, turn.request_no), [])
+            held, turn.held = turn.held, []
             finished = turn.parser.finish()
             self._parsed(finished, ctx, turn, cut_off=cut_off)
             for error, placeholder in held:
@@ -80,22 +71,22 @@ class LLMResponseHandler:
             content = "".join(turn.response)
             if cut_off and not broken:
                 content += f"\n\n[{CUT_OFF}]"
-                if not turn.slots:
+                if not len(turn.schedule):
                     turn.prose.append(f"\n\n{_ANSWER_NOTE}")
             turn.response_done = True
-            calls = tuple(slot.invocation for slot in turn.slots) if ctx.native else ()
+            calls = turn.schedule.invocations() if ctx.native else ()
             ctx.messages.append(Message("assistant", content, tool_calls=calls))
-            ctx.advance()
+            advance(ctx)
         elif isinstance(event, LLMRequestFailed):
-            self._held.pop((ctx.name, turn.request_no), None)
-            ctx.complete_turn("", f"the LLM call failed: {event.error_type}: {event.error}")
+            complete_turn(ctx, "", f"the LLM call failed: {event.error_type}: {event.error}")
 
     def _parsed(self, events: list[ParseEvent], ctx: AgentContext, turn: TurnState,
                 cut_off: bool = False) -> None:
         for parsed in events:
             if isinstance(parsed, TextDelta):
                 turn.prose.append(parsed.text)
-                ctx.emit(AssistantTextDelta(agent=ctx.name, text=parsed.text))
+                if ctx.wants(AssistantTextDelta):
+                    ctx.emit(AssistantTextDelta(agent=ctx.name, text=parsed.text))
             elif isinstance(parsed, ToolCallCompleted):
                 self._call(parsed.invocation, ctx)
             elif isinstance(parsed, ToolCallFailed):
@@ -116,18 +107,20 @@ class LLMResponseHandler:
         if problem:
             error = ParseErrorInfo(
                 message=f"invalid_json: the arguments of {call.name!r} {problem}",
-                snippet=call.arguments[:240], index=len(turn.slots), format="native",
+                snippet=call.arguments[:240], index=len(turn.schedule), format="native",
                 name=call.name, id=call.id,
             )
-            held = self._held.setdefault((ctx.name, turn.request_no), [])
-            held.append((error, self._reserve(error, ctx)))
+            turn.held.append((error, self._reserve(error, ctx)))
             return
         self._call(ctx.native_calls.build(call.name, arguments, call.id), ctx)
 
     @staticmethod
     def _call(invocation: ToolInvocation, ctx: AgentContext) -> None:
-        ctx.add_slot(invocation)
-        ctx.emit(ToolCallParsed(agent=ctx.name, invocation=invocation))
+        turn = ctx.turn
+        assert turn is not None
+        turn.schedule.add(invocation, ctx.tools.find(invocation.name))
+        if ctx.wants(ToolCallParsed):
+            ctx.emit(ToolCallParsed(agent=ctx.name, invocation=invocation))
         ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
 
     @staticmethod
@@ -140,7 +133,9 @@ class LLMResponseHandler:
             ),
             name=name,
         )
-        ctx.add_slot(placeholder)  # PENDING until its result arrives
+        turn = ctx.turn
+        assert turn is not None
+        turn.schedule.add(placeholder, ctx.tools.find(name))  # PENDING until its result arrives
         return placeholder
 
     @staticmethod

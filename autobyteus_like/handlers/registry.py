@@ -35,3 +35,7 @@ class HandlerRegistry:
     def find(self, event_type: type[AgentEvent]) -> EventHandler | None:
         """The handler for that event type, if any."""
         return self._handlers.get(event_type)
+
+    def table(self) -> dict[type[AgentEvent], EventHandler]:
+        """A snapshot of every handler by event type (the agent dispatches from it)."""
+        return dict(self._handlers)

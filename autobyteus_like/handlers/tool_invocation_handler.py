@@ -12,7 +12,9 @@ from autobyteus_like.events import (
     PendingToolInvocation,
     ToolResultReceived,
 )
-from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
+from autobyteus_like.handlers.context import AgentContext
+from autobyteus_like.handlers.scheduling import Slot, SlotState
+from autobyteus_like.handlers.turn_steps import start_ready_calls
 from autobyteus_like.tools.invocation import ErrorCode, ToolResult
 
 __all__ = ["ToolInvocationHandler"]
@@ -29,7 +31,7 @@ class ToolInvocationHandler:
 
     def _pending(self, event: PendingToolInvocation, ctx: AgentContext) -> None:
         turn = ctx.turn
-        slot = turn.by_id.get(event.invocation.id) if turn else None
+        slot = turn.schedule.find(event.invocation.id) if turn else None
         if slot is None or slot.state is not SlotState.PENDING:
             return
         call = slot.invocation
@@ -44,11 +46,11 @@ class ToolInvocationHandler:
             self._fail(ctx, slot, ErrorCode.INVALID_ARGS, str(exc),
                        "fix the arguments to match the tool's schema and call it again")
             return
-        if ctx.config.require_why and not (call.why and call.why.strip()):
+        config = ctx.config
+        if config.require_why and not (call.why and call.why.strip()):
             self._fail(ctx, slot, ErrorCode.MISSING_WHY, f"the call to {call.name!r} has no why",
                        "add a one-sentence 'why' argument stating what the call is for")
             return
-        config = ctx.config
         if slot.tool.needs_network and not config.sandbox_for(call.name).allow_network:
             self._fail(ctx, slot, ErrorCode.PERMISSION_DENIED,
                        f"{call.name} needs the network, which this agent's sandbox forbids",
@@ -62,11 +64,11 @@ class ToolInvocationHandler:
             ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))
         else:
             slot.state = SlotState.READY
-        ctx.run_ready_calls()
+        start_ready_calls(ctx)
 
     def _decided(self, event: ApprovalGranted | ApprovalDenied, ctx: AgentContext) -> None:
         turn = ctx.turn
-        slot = turn.by_id.get(event.invocation_id) if turn else None
+        slot = turn.schedule.find(event.invocation_id) if turn else None
         if slot is None or slot.state is not SlotState.AWAITING_APPROVAL:
             ctx.report_error(f"no call {event.invocation_id!r} is waiting for approval",
                              "UnknownApproval")
@@ -77,7 +79,7 @@ class ToolInvocationHandler:
                        recoverable=False)
             return
         slot.state = SlotState.READY
-        ctx.run_ready_calls()
+        start_ready_calls(ctx)
 
     @staticmethod
     def _fail(ctx: AgentContext, slot: Slot, code: ErrorCode, message: str, suggestion: str,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from loguru import logger
 
 from autobyteus_like.events import AgentEvent, ToolResultReceived
-from autobyteus_like.handlers.context import AgentContext, SlotState
+from autobyteus_like.handlers.context import AgentContext
+from autobyteus_like.handlers.turn_steps import advance, start_ready_calls
 
 __all__ = ["ToolResultHandler"]
 
@@ -18,16 +19,9 @@ class ToolResultHandler:
         assert isinstance(event, ToolResultReceived)
         result = event.result
         turn = ctx.turn
-        slot = turn.by_id.get(result.invocation_id) if turn else None
-        if slot is None:
-            logger.warning("agent {}: ignoring stray result for {}", ctx.name,
+        if turn is None or turn.schedule.finish(result.invocation_id, result) is None:
+            logger.warning("agent {}: ignoring a stray or duplicate result for {}", ctx.name,
                            result.invocation_id)
             return
-        if slot.result is not None:
-            logger.warning("agent {}: ignoring duplicate result for {}", ctx.name,
-                           result.invocation_id)
-            return
-        slot.result = result
-        slot.state = SlotState.DONE
-        ctx.run_ready_calls()
-        ctx.advance()
+        start_ready_calls(ctx)
+        advance(ctx)

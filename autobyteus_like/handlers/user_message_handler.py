@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from autobyteus_like.events import AgentEvent, ConversationReset, UserMessageReceived
 from autobyteus_like.handlers.context import AgentContext
+from autobyteus_like.handlers.turn_steps import start_turn
 
 __all__ = ["UserMessageHandler"]
 
@@ -19,4 +20,4 @@ class UserMessageHandler:
         elif isinstance(event, ConversationReset):
             ctx.messages.clear()
         else:
-            ctx.start_turn(event)
+            start_turn(ctx, event)

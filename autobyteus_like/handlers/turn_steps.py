@@ -1,0 +1,164 @@
+"""The steps of a turn, shared by the handlers: start it, ask the LLM, run the calls the
+schedule allows, send the results back in invocation order, end it.
+
+Informational events (status, request started, tool started, turn completed) are built only
+when someone takes them (``ctx.wants``).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+from loguru import logger
+
+from autobyteus_like.errors import AgentTurnError
+from autobyteus_like.events import (
+    AgentStatus,
+    ConversationReset,
+    LLMRequestStarted,
+    ToolStarted,
+    TurnCompleted,
+    UserMessageReceived,
+)
+from autobyteus_like.handlers.context import AgentContext, TurnState
+from autobyteus_like.handlers.scheduling import Slot, TurnSchedule
+from autobyteus_like.llm.messages import LLMRequest, Message
+from autobyteus_like.tools.context import ToolContext
+from autobyteus_like.tools.redaction import redact_invocation
+
+__all__ = ["advance", "complete_turn", "request_llm", "start_ready_calls", "start_turn",
+           "update_status"]
+
+
+def start_turn(ctx: AgentContext, message: UserMessageReceived) -> None:
+    """Begin a turn for ``message`` and ask the LLM."""
+    content = message.text if message.sender is None else (
+        f"Message from {message.sender}:\n{message.text}"
+    )
+    ctx.messages.append(Message("user", content))
+    ctx.turn = TurnState(turn_id=message.turn_id, reply=message.reply,
+                         schedule=TurnSchedule(ctx.sequential))
+    request_llm(ctx)
+
+
+def request_llm(ctx: AgentContext) -> None:
+    """Start the next LLM round trip of the turn, unless max_iterations is reached."""
+    turn = ctx.turn
+    assert turn is not None
+    if turn.iterations >= ctx.config.max_iterations:
+        complete_turn(
+            ctx, "",
+            f"max_iterations ({ctx.config.max_iterations}) reached: the LLM was still "
+            "calling tools; raise max_iterations or simplify the task",
+        )
+        return
+    ctx.requests += 1
+    turn.iterations += 1
+    turn.request_no = ctx.requests
+    turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+    turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
+    turn.schedule = TurnSchedule(ctx.sequential)
+    ctx.set_status(AgentStatus.THINKING)
+    if ctx.wants(LLMRequestStarted):
+        ctx.emit(LLMRequestStarted(
+            agent=ctx.name, turn_id=turn.turn_id, request_no=turn.request_no,
+            iteration=turn.iterations, message_count=len(ctx.messages),
+        ))
+    tools = tuple(ctx.tools) if ctx.native else ()
+    ctx.stream_llm(turn.request_no, LLMRequest(ctx.system_prompt, tuple(ctx.messages), tools))
+
+
+def complete_turn(ctx: AgentContext, answer: str, error: str | None = None) -> None:
+    """End the turn, answer whoever waits, and start the next waiting message."""
+    turn = ctx.turn
+    assert turn is not None
+    ctx.turn = None
+    if error is not None:
+        ctx.report_error(error, "TurnFailed")
+    if ctx.wants(TurnCompleted):
+        ctx.emit(TurnCompleted(agent=ctx.name, turn_id=turn.turn_id, answer=answer,
+                               error=error, iterations=turn.iterations))
+    reply = turn.reply
+    if reply is not None and not reply.done():
+        # Resolved after this turn's events are published, so whoever waits on the reply
+        # (a caller, a team counting messages) never overtakes them.
+        if error is None:
+            ctx.afterwards.append(lambda: _resolve(reply, answer))
+        else:
+            failure = AgentTurnError(ctx.name, error)
+            ctx.afterwards.append(lambda: _fail(reply, failure))
+    ctx.set_status(AgentStatus.IDLE)
+    while ctx.waiting and ctx.turn is None:
+        waiting = ctx.waiting.popleft()
+        if isinstance(waiting, ConversationReset):
+            ctx.messages.clear()
+        else:
+            start_turn(ctx, waiting)
+
+
+def start_ready_calls(ctx: AgentContext) -> None:
+    """Start every call the schedule allows now, in invocation order."""
+    turn = ctx.turn
+    if turn is None:
+        return
+    for slot in turn.schedule.startable():
+        _start(ctx, slot)
+    update_status(ctx)
+
+
+def _start(ctx: AgentContext, slot: Slot) -> None:
+    tool = slot.tool
+    assert tool is not None
+    if ctx.wants(ToolStarted):
+        ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
+    timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
+    context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
+                          sandbox=ctx.config.sandbox_for(tool.name))
+    shown = redact_invocation(slot.invocation, tool)
+    logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
+                 shown.why)
+    ctx.run_tool(slot.invocation, tool, timeout, context, slot.bound)
+
+
+def update_status(ctx: AgentContext) -> None:
+    """The status the turn's calls imply: waiting for a person, or running tools."""
+    turn = ctx.turn
+    if turn is None:
+        return
+    if turn.schedule.waiting_for_approval:
+        ctx.set_status(AgentStatus.AWAITING_APPROVAL)
+    elif turn.schedule.running:
+        ctx.set_status(AgentStatus.RUNNING_TOOLS)
+
+
+def advance(ctx: AgentContext) -> None:
+    """When the response is complete and every call has its result: send the results (in
+    invocation order) to the LLM, or end the turn if the response made no calls."""
+    turn = ctx.turn
+    if turn is None or not turn.response_done:
+        return
+    schedule = turn.schedule
+    if not schedule.done:
+        update_status(ctx)
+        return
+    if not len(schedule):
+        complete_turn(ctx, "".join(turn.prose).strip())
+        return
+    results = schedule.results()
+    if ctx.native:
+        ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
+    else:
+        rendered = ctx.format.formatter.render_results(list(zip(schedule.invocations(), results,
+                                                                strict=True)))
+        ctx.messages.append(Message("user", rendered))
+    request_llm(ctx)
+
+
+def _resolve(reply: Future[str], answer: str) -> None:
+    if not reply.done():
+        reply.set_result(answer)
+
+
+def _fail(reply: Future[str], error: BaseException) -> None:
+    if not reply.done():
+        reply.set_exception(error)
