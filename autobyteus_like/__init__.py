@@ -1,6 +1,10 @@
-"""autobyteus_like: tool calling done right, for agents and teams of agents on pykka actors."""
+"""autobyteus_like: tool calling done right, for agents and teams of agents on pykka actors.
 
-from importlib.metadata import PackageNotFoundError, version
+Teams (``AgentTeam``, ``TeamConfig``) and ``__version__`` load on first use, so an embedded
+agent pays only for what it uses.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger as _logger
 
@@ -22,7 +26,6 @@ from autobyteus_like.errors import (
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.llm import LLM, ScriptedLLM
 from autobyteus_like.providers import LLMProvider
-from autobyteus_like.team import AgentTeam, TeamConfig
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools import (
     BaseTool,
@@ -38,10 +41,29 @@ from autobyteus_like.tools import (
     tool,
 )
 
-try:
-    __version__ = version("autobyteus-like")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+if TYPE_CHECKING:
+    from autobyteus_like.team import AgentTeam, TeamConfig
+
+    __version__: str
+
+
+def __getattr__(name: str) -> Any:
+    """``AgentTeam``, ``TeamConfig`` and ``__version__``, loaded when first asked for."""
+    if name in ("AgentTeam", "TeamConfig"):
+        from autobyteus_like import team
+
+        value = getattr(team, name)
+    elif name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("autobyteus-like")
+        except PackageNotFoundError:  # a source tree that was never installed
+            value = "0+unknown"
+    else:
+        raise AttributeError(f"module 'autobyteus_like' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 # A library stays silent unless its user asks: ``logger.enable("autobyteus_like")`` turns it on.
 _logger.disable("autobyteus_like")
