@@ -1,4 +1,5 @@
-"""ToolDefinition: a tool's name, description, pydantic arguments model, metadata and callable."""
+"""ToolDefinition: a tool's name, description, arguments (a pydantic model, or a JSON Schema
+someone else wrote), metadata and callable."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from autobyteus_like.errors import ToolArgumentError, ToolDeclarationError
 from autobyteus_like.tools.json_schema import inline_refs, schema_type, strip_titles
 from autobyteus_like.tools.lenient_arguments import lenient_model
+from autobyteus_like.tools.schema_arguments import SchemaArguments
 
 __all__ = ["ToolDefinition"]
 
@@ -26,13 +28,16 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,127}$")
 class ToolDefinition:
     """Everything the framework knows about one tool.
 
-    The JSON Schema of the arguments always comes from ``arguments_model`` (pydantic), never by
-    hand. A definition made by ``@tool`` stays callable like the function it wraps.
+    The arguments are described once: by ``arguments_model`` (pydantic; the JSON Schema comes
+    from it, never by hand), or, for tools defined elsewhere (an MCP server's), by
+    ``input_schema``, a JSON Schema validated with ``jsonschema``; such a tool's function gets
+    the validated arguments as one dict. A definition made by ``@tool`` stays callable like the
+    function it wraps.
     """
 
     name: str
     description: str
-    arguments_model: type[BaseModel]
+    arguments_model: type[BaseModel] | None
     function: Callable[..., Any]
     requires_approval: bool = False
     timeout_s: float | None = None
@@ -50,6 +55,8 @@ class ToolDefinition:
     """Arguments whose values are masked in events, logs and the session log."""
     context_parameter: str | None = None
     """The parameter that receives the ToolContext, if the function declares one."""
+    input_schema: dict[str, Any] | None = None
+    """The arguments' JSON Schema, for a tool without an ``arguments_model``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -60,10 +67,18 @@ class ToolDefinition:
         if self.timeout_s is not None and self.timeout_s <= 0:
             raise ToolDeclarationError(f"tool {self.name!r}: timeout_s must be positive")
         model = self.arguments_model
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        if model is None:
+            if self.input_schema is None:
+                raise ToolDeclarationError(
+                    f"tool {self.name!r}: give an arguments_model or an input_schema")
+            SchemaArguments(self.name, self.input_schema)  # checks its shape now
+        elif not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ToolDeclarationError(
                 f"tool {self.name!r}: arguments_model must be a pydantic model"
             )
+        elif self.input_schema is not None:
+            raise ToolDeclarationError(
+                f"tool {self.name!r}: give an arguments_model or an input_schema, not both")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly, as if it were not a tool."""
@@ -76,6 +91,9 @@ class ToolDefinition:
 
     @cached_property
     def _schema(self) -> dict[str, Any]:
+        if self.arguments_model is None:
+            assert self.input_schema is not None
+            return copy.deepcopy(self.input_schema)
         return strip_titles(self.arguments_model.model_json_schema())
 
     @cached_property
@@ -84,7 +102,12 @@ class ToolDefinition:
 
     @cached_property
     def _validator(self) -> type[BaseModel]:
+        assert self.arguments_model is not None
         return lenient_model(self.arguments_model, self._inline_schema.get("properties", {}))
+
+    @cached_property
+    def _schema_arguments(self) -> SchemaArguments:
+        return SchemaArguments(self.name, self._inline_schema)
 
     def json_schema(self) -> dict[str, Any]:
         """The arguments' JSON Schema as pydantic makes it (``$defs`` and ``$ref`` kept)."""
@@ -111,12 +134,15 @@ class ToolDefinition:
 
     # -- validation --------------------------------------------------------------------------
 
-    def bind(self, raw: Mapping[str, Any]) -> BaseModel:
-        """Validate raw arguments into the arguments model, or raise ``ToolArgumentError``."""
+    def bind(self, raw: Mapping[str, Any]) -> Any:
+        """Validate raw arguments (into the arguments model, or a dict fitting the input
+        schema), or raise ``ToolArgumentError`` listing every problem."""
         if not isinstance(raw, Mapping):
             raise ToolArgumentError(
                 self.name, [f"arguments must be a JSON object, got {type(raw).__name__}"]
             )
+        if self.arguments_model is None:
+            return self._schema_arguments.bind(raw)
         properties: dict[str, Any] = self._inline_schema.get("properties", {})
         problems = [
             f"unknown argument {key!r} (this tool takes: {', '.join(properties) or 'no arguments'})"
@@ -138,7 +164,10 @@ class ToolDefinition:
 
         Raises ``ToolArgumentError`` listing every problem (missing, wrong type, unknown).
         """
-        dumped: dict[str, Any] = self.bind(raw).model_dump(mode="json")
+        bound = self.bind(raw)
+        if isinstance(bound, dict):
+            return bound
+        dumped: dict[str, Any] = bound.model_dump(mode="json")
         return dumped
 
     # -- execution ---------------------------------------------------------------------------
@@ -151,16 +180,16 @@ class ToolDefinition:
     def _invoke(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
         return self.call_bound(self.bind(arguments), context)
 
-    def call_bound(self, model: BaseModel, context: Any = None) -> Any:
+    def call_bound(self, model: Any, context: Any = None) -> Any:
         """Call the tool with arguments already validated by ``bind`` (no second validation);
         an async tool returns its coroutine."""
-        if self.call_with_model:
+        if self.call_with_model or isinstance(model, dict):
+            if self.context_parameter is not None:
+                return self.function(model, **{self.context_parameter: _context(context)})
             return self.function(model)
         values = {name: getattr(model, name) for name in type(model).model_fields}
         if self.context_parameter is not None:
-            from autobyteus_like.tools.context import ToolContext
-
-            values[self.context_parameter] = context if context is not None else ToolContext()
+            values[self.context_parameter] = _context(context)
         return self.function(**values)
 
     async def arun(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
@@ -202,3 +231,9 @@ def _describe(error: Any, properties: dict[str, Any]) -> str:
         shown = shown[:57] + "..."
     where = f"argument {path!r}" if path else "arguments"
     return f"{where}: {error.get('msg', 'invalid value')} (got {shown})"
+
+
+def _context(context: Any) -> Any:
+    from autobyteus_like.tools.context import ToolContext
+
+    return context if context is not None else ToolContext()
