@@ -41,11 +41,19 @@ __all__ = ["ToolRunner"]
 _SWEEP_S = 0.05
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     try:
         return to_jsonable_python(value)
     except Exception:  # anything pydantic cannot serialise is shown as text
-        return str(value)
+        try:
+            return str(value)
+        except Exception:  # not even that: say what it was
+            return f"<a {type(value).__name__} that cannot be shown>"
 
 
 async def _awaited(value: Any) -> Any:
@@ -54,7 +62,10 @@ async def _awaited(value: Any) -> Any:
 
 
 def _outcome(invocation: ToolInvocation, value: Any) -> ToolResult:
-    return ToolResult.success(invocation, _jsonable(value))
+    """A success result; its content is JSON by construction (``_jsonable``), so the model is
+    built without validating it a second time."""
+    return ToolResult.model_construct(invocation_id=invocation.id, tool_name=invocation.name,
+                                      status="success", content=_jsonable(value), error=None)
 
 
 def _failure(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseException

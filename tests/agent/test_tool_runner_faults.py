@@ -138,3 +138,30 @@ def test_an_async_tool_that_hangs_the_loop_thread_is_isolated_from_later_calls()
         assert agent.run("add", timeout=10) == "4"
     assert results_shown(llm, 1)[0]["content"]["code"] == "TIMEOUT"
     assert results_shown(llm, 3)[0]["content"] == 4
+
+
+class _Unshowable:
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+    __repr__ = __str__
+
+
+def test_a_value_that_cannot_even_be_shown_is_described_not_fatal() -> None:
+    @tool
+    def weird() -> object:
+        """Returns something odd."""
+        return _Unshowable()
+
+    @tool
+    def rows() -> object:
+        """Returns a set and a tuple."""
+        return {"set": {1}, "tuple": (1, 2), 3: "int key"}
+
+    llm = ScriptedLLM([f"[{call('weird')}, {call('rows')}]", "ok"])
+    with Agent(AgentConfig(name="odd", llm=llm, tools=[weird, rows],
+                           tool_format="json")) as agent:
+        assert agent.run("go", timeout=10) == "ok"
+    shown, listed = results_shown(llm, 1)
+    assert shown["content"] == "<a _Unshowable that cannot be shown>"
+    assert listed["content"] == {"set": [1], "tuple": [1, 2], "3": "int key"}
