@@ -25,6 +25,8 @@ __all__ = [
     "LLMError",
     "PatchError",
     "ScriptExhaustedError",
+    "SessionInUseError",
+    "StoreError",
     "ToolArgumentError",
     "ToolDeclarationError",
     "ToolFailure",
@@ -163,3 +165,22 @@ class AgentTurnError(AutobyteusLikeError):
 
 class AgentStoppedError(AutobyteusLikeError):
     """The agent (or its team) stopped before the turn or run finished."""
+
+
+# -- sessions --------------------------------------------------------------------------------
+
+
+class StoreError(AutobyteusLikeError):
+    """The session store cannot be used: it cannot be opened, was written by a newer release,
+    or does not hold what was asked for."""
+
+
+class SessionInUseError(StoreError):
+    """Another process holds the session (its lease has not expired and it is alive)."""
+
+    def __init__(self, session: str, owner: str, until_ms: int | None) -> None:
+        self.session = session
+        self.owner = owner
+        self.until_ms = until_ms
+        super().__init__(f"session {session!r} is in use by {owner}; wait for it to finish, "
+                         "or stop it")

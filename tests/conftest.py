@@ -10,3 +10,13 @@ def no_thread_left_behind():
     yield
     left = [t for t in set(threading.enumerate()) - before if t.is_alive()]
     assert not left, f"threads left running: {[t.name for t in left]}"
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server for the whole test run (skips where none is installed)."""
+    from tests.postgres_server import PostgresServer
+
+    server = PostgresServer().start()
+    yield server
+    server.stop()

@@ -1,0 +1,137 @@
+"""The two databases a session store runs on, behind one small interface: SQLite (standard
+library, WAL mode, one file) and PostgreSQL (psycopg 3, the ``postgres`` extra).
+
+Both take the same SQL (written with ``?`` placeholders; PostgreSQL's are put in). A write
+transaction on SQLite starts with ``BEGIN IMMEDIATE``, so two processes never both believe
+they hold a session; on PostgreSQL rows read for an update are locked with ``FOR UPDATE``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from autobyteus_like.errors import StoreError
+
+__all__ = ["Database", "PostgresDatabase", "SqliteDatabase"]
+
+Durability = Literal["process", "power"]
+
+
+class Database(Protocol):
+    """One connection, used by one thread at a time (the store serialises)."""
+
+    dialect: str
+    url: str
+
+    def begin(self) -> None:
+        """Start a write transaction."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement; its rows (empty for writes)."""
+
+    def commit(self) -> None:
+        """Make the transaction durable."""
+
+    def rollback(self) -> None:
+        """Undo the transaction."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own consistency check reports (empty when all is well)."""
+
+
+class SqliteDatabase:
+    """A SQLite file in WAL mode. ``durability="process"`` survives a crash of the process
+    (``synchronous=NORMAL``); ``"power"`` also a power loss (``synchronous=FULL``, an fsync
+    per commit)."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path, durability: Durability = "process") -> None:
+        self.url = f"sqlite:///{path}"
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._connection = sqlite3.connect(str(path), isolation_level=None,
+                                               check_same_thread=False, timeout=10)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            synchronous = "FULL" if durability == "power" else "NORMAL"
+            self._connection.execute(f"PRAGMA synchronous={synchronous}")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the session store {path}: {exc}") from exc
+
+    def begin(self) -> None:
+        self._connection.execute("BEGIN IMMEDIATE")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._connection.execute(sql, tuple(params)).fetchall()
+
+    def commit(self) -> None:
+        self._connection.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._connection.in_transaction:
+            self._connection.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def integrity_problems(self) -> list[str]:
+        rows = self._connection.execute("PRAGMA integrity_check").fetchall()
+        return [str(row[0]) for row in rows if row[0] != "ok"]
+
+
+class PostgresDatabase:
+    """A PostgreSQL database through psycopg 3 (every commit is durable on the server)."""
+
+    dialect = "postgres"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError("a PostgreSQL session store needs psycopg: "
+                             "pip install 'autobyteus-like[postgres]'") from None
+        try:
+            self._connection = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to the session store {_shown(url)}: "
+                             f"{str(exc).strip()}") from exc
+
+    def begin(self) -> None:
+        self._connection.execute("BEGIN")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self._connection.execute(sql.replace("?", "%s"), tuple(params))
+        return cursor.fetchall() if cursor.description is not None else []
+
+    def commit(self) -> None:
+        self._connection.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._connection.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def integrity_problems(self) -> list[str]:
+        # The server keeps its own files consistent; what can go wrong is ours: rows that
+        # point at a session that is gone.
+        rows = self.execute(
+            "SELECT 'calls of a missing session: ' || c.session FROM calls c "
+            "LEFT JOIN sessions s ON s.name = c.session WHERE s.name IS NULL LIMIT 5")
+        return [str(row[0]) for row in rows]
+
+
+def _shown(url: str) -> str:
+    """A URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        credentials, host = rest.rsplit("@", 1)
+        return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
+    return url

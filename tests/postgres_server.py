@@ -1,0 +1,119 @@
+"""A real PostgreSQL server for the tests: a private cluster in a temporary folder, started on a
+free port of 127.0.0.1 and stopped at the end (Debian's ``postgresql`` package provides the
+binaries; .ci/run installs it). Skips with a clear reason where no server binary exists."""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+__all__ = ["PostgresServer", "find_binaries"]
+
+
+def find_binaries() -> Path | None:
+    """The folder holding initdb and postgres, if a server is installed."""
+    for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if (Path(candidate) / "initdb").exists():
+            return Path(candidate)
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class PostgresServer:
+    """``start()`` a cluster in a folder of its own under the system's temporary folder (the
+    server's user must be able to reach it); ``url(database)``; ``stop()`` removes it."""
+
+    def __init__(self) -> None:
+        binaries = find_binaries()
+        if binaries is None:
+            pytest.skip("no PostgreSQL server binaries (install Debian's postgresql package)")
+        self.binaries = binaries
+        self.folder = Path(tempfile.mkdtemp(prefix="autobyteus-pg-"))
+        self.port = _free_port()
+        self.user: str | None = None
+        if os.geteuid() == 0:  # the server refuses to run as root
+            try:
+                self.user = pwd.getpwnam("postgres").pw_name
+            except KeyError:
+                pytest.skip("running as root and there is no 'postgres' user to run the server")
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _run(self, *args: str) -> None:
+        done = subprocess.run(list(args), capture_output=True, text=True, user=self.user,
+                              timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args[0]} failed: {done.stdout}{done.stderr}")
+
+    def start(self) -> PostgresServer:
+        data = self.folder / "data"
+        data.mkdir()
+        if self.user is not None:
+            entry = pwd.getpwnam(self.user)
+            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+            os.chown(data, entry.pw_uid, entry.pw_gid)
+        self._run(str(self.binaries / "initdb"), "-D", str(data), "-U", "postgres",
+                  "--auth=trust", "-E", "UTF8", "--no-sync")
+        self._process = subprocess.Popen(
+            [str(self.binaries / "postgres"), "-D", str(data), "-p", str(self.port),
+             "-k", str(self.folder), "-c", "listen_addresses=127.0.0.1",
+             "-c", "fsync=off", "-c", "full_page_writes=off"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, user=self.user,
+            start_new_session=True)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        import psycopg
+
+        # No event tells when the server accepts connections: poll with a deadline.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline or (self._process and self._process.poll()
+                                                   is not None):
+                    self.stop()
+                    raise RuntimeError("the PostgreSQL test server did not start") from None
+                time.sleep(0.05)
+
+    def url(self, database: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database; its URL."""
+        import psycopg
+
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as connection:
+            connection.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)  # "fast" shutdown
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
