@@ -38,3 +38,14 @@ def test_running_out_is_a_clear_error_and_cancel_stops_streaming():
     assert list(stream) == []
     with pytest.raises(ValueError, match="chunk_size must be at least 1"):
         ScriptedLLM([], chunk_size=0)
+
+
+def test_a_restored_history_picks_the_reply_that_follows_it():
+    from autobyteus_like.llm import LLMRequest, Message
+
+    llm = ScriptedLLM(["first", "second", "third"])
+    history = (Message("user", "go"), Message("assistant", "first"), Message("user", "more"),
+               Message("assistant", "second"), Message("user", "again"))
+    chunks = list(llm.stream(LLMRequest("", history), threading.Event()))
+    assert "".join(chunk.text for chunk in chunks) == "third"
+    assert llm.remaining == 0
