@@ -200,10 +200,14 @@ class RichView(EventView):
         call = event.invocation
         question = Text.assemble("Approve ", (event.agent, "bold"),
                                  f": {call.name}({self._short(call.arguments, 200)})?")
-        if Confirm.ask(question, console=self._console):
-            return True, ""
-        return False, Prompt.ask("Reason", default="denied at the terminal",
-                                 console=self._console)
+        try:
+            if Confirm.ask(question, console=self._console):
+                return True, ""
+            return False, Prompt.ask("Reason", default="denied at the terminal",
+                                     console=self._console)
+        except EOFError:  # Ctrl-D, or the input was closed: nobody is there to approve
+            self.note("no answer (the input ended); denied")
+            return False, "no answer at the terminal (the input ended)"
 
     def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
         table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")

@@ -140,3 +140,38 @@ def test_approvals_are_asked_of_the_person_at_the_terminal(tmp_path):
     assert "Approve coder: write_file" in text
     assert "write_file failed: DENIED: denied: not in this sprint" in text
     assert process.returncode == 0
+
+
+def test_ctrl_d_at_the_approval_prompt_denies_without_a_traceback(tmp_path):
+    import os
+    import pty
+    import re
+    import select
+    import time
+
+    main_fd, child_fd = pty.openpty()
+    command = [str(Path(sys.executable).parent / "autobyteus-like"), "run",
+               str(EXAMPLES / "software_team.yaml"), "--tools", TOOLS, "-m", "Build hello.py"]
+    process = subprocess.Popen(command, stdin=child_fd, stdout=child_fd, stderr=child_fd,
+                               env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(child_fd)
+    seen, sent = "", False
+    deadline = time.monotonic() + 60
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([main_fd], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(main_fd, 4096).decode(errors="replace")
+                except OSError:
+                    break
+            if not sent and "[y/n]" in seen.split("waits for approval", 1)[-1]:
+                os.write(main_fd, b"\x04")  # Ctrl-D: end of input
+                sent = True
+        process.wait(timeout=30)
+    finally:
+        os.close(main_fd)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen)
+    assert sent and "Traceback" not in text
+    assert "no answer at the terminal (the input ended)" in text
+    assert process.returncode == 0

@@ -77,6 +77,14 @@ HOSTILE_YAML = {
     "not_utf8": ("name: caf\udce9\n", "line 1: the file is not UTF-8 text (byte 0xe9"),
     "deep_mapping": ("x:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 500)),
                      "nesting is deeper than 64 levels"),
+    "recursive_list": ("name: t\ncoordinator: a\nmembers: &m [*m]\n",
+                       "an alias refers to a value that contains it"),
+    "recursive_map": ("name: t\ncoordinator: a\nmembers: [&a {name: a, handlers: *a}]\n",
+                      "an alias refers to a value that contains it"),
+    "bad_int_tag": ("name: t\ncoordinator: a\nmembers: []\nx: !!int abc\n",
+                    "a value cannot be read: invalid literal for int()"),
+    "bad_date": ("name: t\ncoordinator: a\nmembers: [{name: a, role: 2001-02-30}]\n",
+                 "a value cannot be read: day is out of range"),
 }
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from autobyteus_like.agent.fast_inbox import FastInboxActor
+from autobyteus_like.errors import LLMError
 from autobyteus_like.events import (
     AgentEvent,
     LLMChunkReceived,
@@ -69,8 +70,9 @@ class LLMWorker(FastInboxActor):
         except Exception as exc:  # a provider error is reported, never fatal to the agent
             if self._cancel.is_set():
                 return  # the stream was cut because the agent is stopping
-            self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(exc),
-                                        error_type=type(exc).__name__))
+            error = exc if isinstance(exc, LLMError) else _unreadable(self._llm, exc)
+            self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(error),
+                                        error_type=type(error).__name__))
             return
         completed = LLMResponseCompleted(
             agent=self._agent, request_no=number,
@@ -86,3 +88,18 @@ class LLMWorker(FastInboxActor):
                         completed))
         else:
             self._post(completed)
+
+
+def _unreadable(llm: LLM, exc: Exception) -> LLMError:
+    """Anything but an ``LLMError`` from a stream is a response the provider's code could not
+    read (a malformed chunk): said as an ``LLMError`` naming the provider and model."""
+    model = getattr(llm, "model", None)
+    where = f"{llm.provider.value} {model}" if model else llm.provider.value
+    try:
+        detail = str(exc)[:300]
+    except Exception:
+        detail = ""
+    error = LLMError(f"{where}: the response could not be read ({type(exc).__name__}: "
+                     f"{detail})", provider=llm.provider.value, model=model)
+    error.__cause__ = exc
+    return error

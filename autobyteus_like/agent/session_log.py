@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,8 @@ from typing import Any, Literal
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
 __all__ = ["SessionLog"]
+
+_BACKTICKS = re.compile(r"`+")
 
 
 class SessionLog:
@@ -73,9 +76,11 @@ class SessionLog:
             return json.dumps(record, ensure_ascii=escape, default=str) + "\n"
         import yaml
 
-        # YAML escapes what UTF-8 cannot hold by itself; the heading is plain text.
+        # YAML escapes what UTF-8 cannot hold by itself. The heading's id is the LLM's text:
+        # written as a JSON string it stays on one line whatever it holds, and the fence is
+        # longer than any run of backticks in the body, so no value can close it early and
+        # forge a record of its own.
         body = yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=100)
-        heading = f"{record['type']} {record['id']}"
-        if escape:
-            heading = heading.encode("utf-8", "backslashreplace").decode("utf-8")
-        return f"## {heading}\n\n```yaml\n{body}```\n\n"
+        fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS.findall(body)), default=0))
+        heading = f"{record['type']} {json.dumps(record['id'], ensure_ascii=escape)}"
+        return f"## {heading}\n\n{fence}yaml\n{body}{fence}\n\n"

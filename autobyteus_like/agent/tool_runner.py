@@ -1,19 +1,21 @@
 """ToolRunner: runs an agent's tool calls off its mailbox thread, in parallel, with timeouts.
 
-Sync tools run in a bounded worker pool and post their own result; async tools run on an asyncio
-loop on its own thread, where they can be cancelled. Sync calls' deadlines go into a table that a
-poller on the loop sweeps every ``_SWEEP_S`` while any are pending, so starting a call never has
-to wake another thread (that wake-up cost ~80 us per call on the reference machine). Pool and
-loop start on first use, so an idle agent costs no threads. Results come back to the agent as
-events, in whatever order calls finish.
+Sync tools run in a bounded worker pool and post their own result; async tools run on an
+asyncio loop on its own thread. Every call's deadline is kept by a thread of its own
+(``Deadlines``), so a timeout fires even when the loop is blocked or every pool thread is stuck;
+starting a call never has to wake another thread. Pool, loop and timer start on first use, so
+an idle agent costs no threads. Results come back to the agent as events, in whatever order
+calls finish, each exactly once: from the tool, or from its timeout.
 
-A sync tool that ignores its timeout cannot be interrupted by Python: its call gets a TIMEOUT
-result when the deadline passes, and its thread is given up (it no longer counts against
-``max_parallel_tools``, so healthy calls keep running) and left to finish on its own (tools that
-run subprocesses kill them instead). A call still queued when its deadline passes never starts.
+A call that times out, and every running call when the agent stops, is cancelled: its
+``ToolContext.cancelled`` is set (tools that run subprocesses kill them then), an async body is
+cancelled, and a sync body that ignores it keeps its thread, which is given up (it no longer
+counts against ``max_parallel_tools``) and left to finish on its own. A call still queued when
+its deadline passes never starts.
 
-Whatever a tool raises, ``SystemExit`` and ``KeyboardInterrupt`` included, is a failed result
-(INTERNAL) and the runtime goes on: no exception from a tool can kill a worker or the loop.
+Whatever a tool raises, ``SystemExit``, ``KeyboardInterrupt`` and ``CancelledError`` included,
+is a failed result (INTERNAL) and the runtime goes on: no exception from a tool, nor from a task
+it left behind, can kill a worker or the loop.
 """
 
 from __future__ import annotations
@@ -25,11 +27,16 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from loguru import logger
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
+from autobyteus_like.agent.call_results import (
+    failure_result,
+    shown_text,
+    success_result,
+    timeout_result,
+)
+from autobyteus_like.agent.deadlines import Deadlines
 from autobyteus_like.agent.worker_pool import WorkerPool
-from autobyteus_like.errors import ToolArgumentError, ToolFailure
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
@@ -38,53 +45,10 @@ from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_midd
 
 __all__ = ["ToolRunner"]
 
-_SWEEP_S = 0.05
-
-
-_PLAIN = frozenset({str, int, float, bool, type(None)})
-
-
-def _jsonable(value: Any) -> Any:
-    if type(value) in _PLAIN:
-        return value
-    try:
-        return to_jsonable_python(value)
-    except Exception:  # anything pydantic cannot serialise is shown as text
-        try:
-            return str(value)
-        except Exception:  # not even that: say what it was
-            return f"<a {type(value).__name__} that cannot be shown>"
-
 
 async def _awaited(value: Any) -> Any:
     """The value, awaited if the tool returned a coroutine."""
     return await value if asyncio.iscoroutine(value) else value
-
-
-def _outcome(invocation: ToolInvocation, value: Any) -> ToolResult:
-    """A success result; its content is JSON by construction (``_jsonable``), so the model is
-    built without validating it a second time."""
-    return ToolResult.model_construct(invocation_id=invocation.id, tool_name=invocation.name,
-                                      status="success", content=_jsonable(value), error=None)
-
-
-def _failure(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseException
-             ) -> ToolResult:
-    if isinstance(exc, ToolFailure):
-        return ToolResult.failure(invocation, exc.code, exc.message, suggestion=exc.suggestion,
-                                  recoverable=exc.recoverable)
-    if isinstance(exc, ToolArgumentError):
-        return ToolResult.failure(invocation, ErrorCode.INVALID_ARGS, str(exc))
-    return ToolResult.failure(
-        invocation, ErrorCode.INTERNAL, f"{tool.name} raised {type(exc).__name__}: {exc}"
-    )
-
-
-def _timed_out(invocation: ToolInvocation, tool: ToolDefinition, timeout: float) -> ToolResult:
-    return ToolResult.failure(
-        invocation, ErrorCode.TIMEOUT, f"{tool.name} did not finish within {timeout:g} s",
-        suggestion="simplify the operation or split it into smaller calls",
-    )
 
 
 async def _contained(work: Coroutine[Any, Any, Any], tool: ToolDefinition) -> Any:
@@ -96,24 +60,29 @@ async def _contained(work: Coroutine[Any, Any, Any], tool: ToolDefinition) -> An
         raise
     except BaseException as exc:
         raise ToolFailure(ErrorCode.INTERNAL,
-                          f"{tool.name} raised {type(exc).__name__}: {exc}") from exc
+                          f"{tool.name} raised {type(exc).__name__}: {shown_text(exc)}") from exc
 
 
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "bound", "context", "invocation", "thread", "tool")
+    __slots__ = ("_lock", "_settled", "bound", "context", "deadline", "invocation", "task",
+                 "thread", "timeout", "tool")
 
-    def __init__(self, invocation: ToolInvocation, tool: ToolDefinition,
-                 context: ToolContext, bound: BaseModel | None) -> None:
+    def __init__(self, invocation: ToolInvocation, tool: ToolDefinition, context: ToolContext,
+                 bound: Any, timeout: float | None) -> None:
         self.invocation = invocation
         self.tool = tool
         self.context = context
         self.bound = bound
+        self.timeout = timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
         self._lock = threading.Lock()
         self._settled = False
         self.thread: threading.Thread | None = None
-        """The pool thread running the body, once it started."""
+        """The pool thread running a sync body, once it started."""
+        self.task: asyncio.Task[None] | None = None
+        """The loop task running an async body."""
 
     def settle(self) -> bool:
         """True for the first caller only."""
@@ -121,10 +90,16 @@ class _Call:
             first, self._settled = not self._settled, True
             return first
 
+    @property
+    def settled(self) -> bool:
+        """Whether its result (or its timeout) was delivered."""
+        return self._settled
+
     def begin(self) -> bool:
-        """Claim the call for the current thread; False if it already timed out in the queue."""
+        """Claim a sync call for the current thread; False if it timed out in the queue (its
+        TIMEOUT result is, or is about to be, delivered by the deadline thread)."""
         with self._lock:
-            if self._settled:
+            if self._settled or (self.deadline is not None and time.monotonic() >= self.deadline):
                 return False
             self.thread = threading.current_thread()
             return True
@@ -142,62 +117,107 @@ class ToolRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
+        self._deadlines = Deadlines(agent)
         self._tasks: set[asyncio.Task[None]] = set()
         """Strong references: the loop keeps only weak ones to running tasks."""
+        self._running: set[_Call] = set()
+        self._bodies = 0  # sync calls submitted whose body has not returned (queued included)
         self._lock = threading.Lock()
         self._stopped = False
-        self._sync_bodies = 0  # sync tool bodies still running in the pool
-        self._deadlines: dict[_Call, tuple[float, float]] = {}  # call -> (deadline, timeout)
-        self._sweeping = False
 
     def submit(self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None,
-               context: ToolContext, bound: BaseModel | None = None) -> None:
+               context: ToolContext, bound: Any = None) -> None:
         """Start one call now; its result arrives later as an event. ``bound`` is the arguments
         already validated (used as is unless middleware may change them). With middleware,
         every call runs its chain on a pool thread (an async body still runs on the loop)."""
-        if tool.is_async and not self._middleware:
-            self._ensure_loop().call_soon_threadsafe(
-                self._start_async, invocation, tool, timeout, context, bound
-            )
-            return
-        call = _Call(invocation, tool, context, bound)
-        pool = self._ensure_pool()
-        start_sweeper = False
-        with self._lock:
-            self._sync_bodies += 1
-            if timeout is not None:
-                self._deadlines[call] = (time.monotonic() + timeout, timeout)
-                start_sweeper, self._sweeping = not self._sweeping, True
-        pool.submit(self._run_sync, call)
-        if start_sweeper:
-            self._ensure_loop().call_soon_threadsafe(self._start_sweeper)
-
-    def _ensure_pool(self) -> WorkerPool:
+        call = _Call(invocation, tool, context, bound, timeout)
         with self._lock:
             if self._stopped:
                 raise RuntimeError("the tool runner has stopped")
+            self._running.add(call)
+        if timeout is not None:
+            self._deadlines.add(call, timeout, lambda: self._overdue(call))
+        if tool.is_async and not self._middleware:
+            self._ensure_loop().call_soon_threadsafe(self._start_async, call)
+        else:
+            with self._lock:
+                self._bodies += 1
+            self._ensure_pool().submit(self._run_sync, call)
+
+    def _finish(self, call: _Call, result: ToolResult) -> None:
+        """The call's body ended: deliver its result unless its timeout came first."""
+        self._deadlines.remove(call)
+        with self._lock:
+            self._running.discard(call)
+        if call.settle():
+            self._post(ToolResultReceived(agent=self._agent, result=result))
+
+    def _overdue(self, call: _Call) -> None:
+        """The call's deadline passed (on the deadline thread): TIMEOUT, and cancel it."""
+        if not call.settle():
+            return
+        call.context.cancelled.set()
+        with self._lock:
+            self._running.discard(call)
+            pool, loop = self._pool, self._loop
+        if call.thread is not None and pool is not None:
+            pool.abandon(call.thread)  # give its slot to the next call
+        if call.task is not None and loop is not None:
+            loop.call_soon_threadsafe(call.task.cancel)
+        assert call.timeout is not None
+        self._post(ToolResultReceived(agent=self._agent,
+                                      result=timeout_result(call.invocation, call.tool,
+                                                            call.timeout)))
+
+    def _ensure_pool(self) -> WorkerPool:
+        with self._lock:
             if self._pool is None:
                 self._pool = WorkerPool(f"{self._agent}-tool", self._max_workers)
             return self._pool
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
-            if self._stopped:
-                raise RuntimeError("the tool runner has stopped")
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
-                self._thread = threading.Thread(
-                    target=self._loop.run_forever, name=f"{self._agent}-tools", daemon=True
-                )
+                self._thread = threading.Thread(target=self._run_loop, args=(self._loop,),
+                                                name=f"{self._agent}-tools", daemon=True)
                 self._thread.start()
             return self._loop
 
-    # -- sync tools: pool thread, timer on the loop ----------------------------------------
+    def _run_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run the tools' loop until the runner stops; a ``SystemExit`` raised by a task a tool
+        left behind is logged and the loop goes on."""
+        asyncio.set_event_loop(loop)
+        loop.set_task_factory(self._new_task)
+        while True:
+            try:
+                loop.run_forever()
+            except BaseException as exc:
+                logger.opt(exception=exc).error("agent {}: a tool's task raised {}; the tools' "
+                                                "loop goes on", self._agent, type(exc).__name__)
+                continue
+            return  # stopped by stop()
+
+    def _new_task(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any
+                  ) -> asyncio.Task[Any]:
+        """Every task on the tools' loop, tools' own included, has its outcome read when it
+        ends: an error it raised is logged now, never reported later by the garbage
+        collector at a random moment of another thread's work."""
+        task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **options)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        if not task.cancelled() and (error := task.exception()) is not None:
+            logger.opt(exception=error).warning("agent {}: a task on the tools' loop raised {}",
+                                                self._agent, type(error).__name__)
+
+    # -- sync tools: on a pool thread ------------------------------------------------------
 
     def _run_sync(self, call: _Call) -> None:
-        if not call.begin():  # its deadline passed while it waited for a thread
+        if self._stopped or not call.begin():  # stopped, or timed out in the queue
             with self._lock:
-                self._sync_bodies -= 1
+                self._bodies -= 1
             return
         try:
             if self._middleware:
@@ -207,15 +227,13 @@ class ToolRunner:
                 value = call.tool.call_bound(call.bound, call.context)
             else:
                 value = call.tool.run(call.invocation.arguments, call.context)
-            result = _outcome(call.invocation, value)
+            result = success_result(call.invocation, value)
         except BaseException as exc:  # SystemExit from a tool is a failed call, not an exit
-            result = _failure(call.invocation, call.tool, exc)
+            result = failure_result(call.invocation, call.tool, exc)
         finally:
             with self._lock:
-                self._sync_bodies -= 1
-                self._deadlines.pop(call, None)
-        if call.settle():
-            self._post(ToolResultReceived(agent=self._agent, result=result))
+                self._bodies -= 1
+        self._finish(call, result)
 
     def _innermost(self, call: ToolCall) -> Any:
         """The tool itself, at the centre of the middleware chain."""
@@ -225,65 +243,41 @@ class ToolRunner:
             return asyncio.run_coroutine_threadsafe(coroutine, self._ensure_loop()).result()
         return call.tool.run(call.invocation.arguments, call.context)
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` as a task on the loop, held until it is done."""
-        task = asyncio.ensure_future(work)
+    # -- async tools: on the loop, cancellable ----------------------------------------------
+
+    def _start_async(self, call: _Call) -> None:
+        if call.settled:  # timed out before the loop got to it
+            return
+        task = asyncio.ensure_future(self._run_async(call))
+        call.task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _start_sweeper(self) -> None:
-        self._spawn(self._sweep())
-
-    async def _sweep(self) -> None:
-        """Give overdue sync calls their TIMEOUT result; stop when none are pending."""
-        while True:
-            await asyncio.sleep(_SWEEP_S)
-            now = time.monotonic()
-            with self._lock:
-                overdue = [(c, t) for c, (d, t) in self._deadlines.items() if d <= now]
-                for call, _ in overdue:
-                    del self._deadlines[call]
-                if not self._deadlines and not overdue:
-                    self._sweeping = False
-                    return
-            # Settle every overdue call before any slot is given back, so a queued call that
-            # is overdue too can never start on the thread that replaces a stuck one.
-            settled = [(call, timeout) for call, timeout in overdue if call.settle()]
-            for call, timeout in settled:
-                if call.thread is not None and self._pool is not None:
-                    self._pool.abandon(call.thread)  # give its slot to the next call
-                result = _timed_out(call.invocation, call.tool, timeout)
-                self._post(ToolResultReceived(agent=self._agent, result=result))
-
-    # -- async tools: on the loop, cancellable ----------------------------------------------
-
-    def _start_async(self, invocation: ToolInvocation, tool: ToolDefinition,
-                     timeout: float | None, context: ToolContext,
-                     bound: BaseModel | None) -> None:
-        self._spawn(self._run_async(invocation, tool, timeout, context, bound))
-
-    async def _run_async(self, invocation: ToolInvocation, tool: ToolDefinition,
-                         timeout: float | None, context: ToolContext,
-                         bound: BaseModel | None) -> None:
+    async def _run_async(self, call: _Call) -> None:
         try:
-            work = tool.arun(invocation.arguments, context) if bound is None else _awaited(
-                tool.call_bound(bound, context))
-            value = await asyncio.wait_for(_contained(work, tool), timeout)
-            result = _outcome(invocation, value)
-        except TimeoutError:
-            assert timeout is not None
-            result = _timed_out(invocation, tool, timeout)
-        except asyncio.CancelledError:
-            return  # the agent is stopping; nobody waits for this result
+            if call.bound is None:
+                work = call.tool.arun(call.invocation.arguments, call.context)
+            else:
+                work = _awaited(call.tool.call_bound(call.bound, call.context))
+            result = success_result(call.invocation, await _contained(work, call.tool))
+        except asyncio.CancelledError as exc:
+            if self._stopped or call.context.cancelled.is_set():
+                return  # timed out (its result was sent) or the agent is stopping
+            result = failure_result(call.invocation, call.tool, exc)  # raised by the tool
         except Exception as exc:
-            result = _failure(invocation, tool, exc)
-        self._post(ToolResultReceived(agent=self._agent, result=result))
+            result = failure_result(call.invocation, call.tool, exc)
+        self._finish(call, result)
 
     def stop(self) -> None:
         """Cancel running calls, stop the loop and leave no thread behind (where Python can)."""
         with self._lock:
             self._stopped = True
-            loop, thread, pool, stuck = self._loop, self._thread, self._pool, self._sync_bodies
+            loop, thread, pool = self._loop, self._thread, self._pool
+            running, self._running = self._running, set()
+            stuck = self._bodies
+        for call in running:
+            call.context.cancelled.set()  # subprocess tools kill what they started
+        self._deadlines.stop()
         if loop is not None and thread is not None:
 
             def cancel_all() -> None:

@@ -59,11 +59,12 @@ class ToolInvocationHandler:
         needs_approval = slot.tool.dangerous or (not config.auto_execute_tools and (
             config.approval_policy == "all" or slot.tool.requires_approval
         ))
+        assert ctx.turn is not None
         if needs_approval:
-            slot.state = SlotState.AWAITING_APPROVAL
+            ctx.turn.schedule.await_approval(slot)
             ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))
         else:
-            slot.state = SlotState.READY
+            ctx.turn.schedule.make_ready(slot)
         start_ready_calls(ctx)
 
     def _decided(self, event: ApprovalGranted | ApprovalDenied, ctx: AgentContext) -> None:
@@ -78,7 +79,8 @@ class ToolInvocationHandler:
                        "do not retry this call unchanged; choose another approach",
                        recoverable=False)
             return
-        slot.state = SlotState.READY
+        assert turn is not None
+        turn.schedule.make_ready(slot)
         start_ready_calls(ctx)
 
     @staticmethod

@@ -60,6 +60,21 @@ class TokenUsage:
     reasoning_tokens: int | None = None
     cached_input_tokens: int | None = None
 
+    def __post_init__(self) -> None:
+        # Counts come from a server's JSON: anything but a whole, non-negative number is
+        # unknown, never a string or a boolean that would break a sum later.
+        for name in ("input_tokens", "output_tokens"):
+            if not _count(getattr(self, name)):
+                object.__setattr__(self, name, 0)
+        for name in ("reasoning_tokens", "cached_input_tokens"):
+            value = getattr(self, name)
+            if value is not None and not _count(value):
+                object.__setattr__(self, name, None)
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and value >= 0  # bool is not a count
+
 
 @dataclass(frozen=True, slots=True)
 class LLMChunk:

@@ -49,8 +49,9 @@ class LLMSpec(BaseModel):
     api_key_env: str | None = None
     temperature: float | None = None
     max_tokens: int | None = Field(default=None, gt=0)
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=3, ge=0)
+    timeout_s: float = Field(default=60.0, gt=0, le=86_400)
+    """Seconds a request may take (at most a day)."""
+    max_retries: int = Field(default=3, ge=0, le=100)
 
     @model_validator(mode="after")
     def _model_for_real_providers(self) -> LLMSpec:

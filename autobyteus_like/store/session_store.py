@@ -323,6 +323,15 @@ class SessionStore:
                     (session, call.agent, call.invocation_id, call.turn_id, call.position,
                      call.state.value, _dump(_call_data(call))))
 
+    def save_call(self, session: str, call: CallRecord) -> None:
+        """Record a call where it stands now (inserted, or moved on if already recorded)."""
+        self._write(
+            "INSERT INTO calls (session, agent, invocation_id, turn_id, position, state, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, agent, invocation_id) DO UPDATE "
+            "SET state = excluded.state, data = excluded.data, position = excluded.position",
+            session, call.agent, call.invocation_id, call.turn_id, call.position,
+            call.state.value, _dump(_call_data(call)))
+
     def set_call(self, session: str, agent: str, invocation_id: str, state: CallState,
                  result: dict[str, Any] | None = None) -> None:
         """Move a call to ``state`` (with its result, when it has one)."""

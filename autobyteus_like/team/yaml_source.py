@@ -18,7 +18,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from autobyteus_like.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_VALUES", "load_yaml"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_VALUES", "RECURSIVE", "load_yaml"]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A team file is hand-written; megabytes mean something went wrong."""
@@ -47,15 +47,24 @@ class _BoundedLoader(yaml.SafeLoader):
             self._depth -= 1
 
 
+RECURSIVE = -1
+"""What ``_expanded_size`` says of a document with an alias inside the value it names
+(``&m [*m]``): it would be infinite."""
+
+
 def _expanded_size(root: Node) -> int:
     """How many values the document holds with every alias expanded (an alias is the same node
-    object as its anchor, so sizes are computed once per node, in linear time)."""
+    object as its anchor, so sizes are computed once per node, in linear time); ``RECURSIVE``
+    for a node that contains itself."""
     sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
         if id(node) in sizes:
             continue
+        if not children_done and id(node) in open_nodes:
+            return RECURSIVE
         if isinstance(node, SequenceNode):
             children: list[Node] = list(node.value)
         elif isinstance(node, MappingNode):
@@ -64,11 +73,17 @@ def _expanded_size(root: Node) -> int:
             sizes[id(node)] = 1
             continue
         if children_done:
+            open_nodes.discard(id(node))
             sizes[id(node)] = min(1 + sum(sizes[id(child)] for child in children),
                                   MAX_VALUES + 1)
         else:
+            open_nodes.add(id(node))
             stack.append((node, True))
-            stack.extend((child, False) for child in children if id(child) not in sizes)
+            for child in children:
+                if id(child) in open_nodes:
+                    return RECURSIVE
+                if id(child) not in sizes:
+                    stack.append((child, False))
     return sizes[id(root)]
 
 
@@ -98,10 +113,17 @@ def load_yaml(path: str | Path) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_size(node) > MAX_VALUES:
+        size = _expanded_size(node)
+        if size == RECURSIVE:
+            raise ConfigError(path, ["an alias refers to a value that contains it (a "
+                                     "recursive alias such as '&a [*a]')"])
+        if size > MAX_VALUES:
             raise ConfigError(path, [f"the document expands to more than {MAX_VALUES} values "
                                      "(aliases repeated inside aliases?)"])
-        return loader.construct_document(node)
+        try:
+            return loader.construct_document(node)
+        except (ValueError, TypeError, OverflowError) as exc:  # a tag PyYAML cannot build
+            raise ConfigError(path, [f"a value cannot be read: {str(exc)[:200]}"]) from None
     except yaml.MarkedYAMLError as exc:
         problem = exc.problem or str(exc)
         raise ConfigError(path, [f"{_where(exc)}invalid YAML: {problem}"]) from None

@@ -42,7 +42,14 @@ class SandboxPolicy(BaseModel):
     @field_validator("roots", mode="before")
     @classmethod
     def _real_roots(cls, value: object) -> tuple[Path, ...]:
-        items = [value] if isinstance(value, str | Path) else list(value)  # type: ignore[call-overload]
+        if isinstance(value, str | Path):
+            items: list[object] = [value]
+        elif isinstance(value, list | tuple):
+            items = list(value)
+        else:
+            raise ValueError(f"roots must be a path or a list of paths, got {type(value).__name__}")
+        if not all(isinstance(item, str | Path) for item in items):
+            raise ValueError("every root must be a path")
         return tuple(Path(os.path.realpath(os.path.expanduser(str(item)))) for item in items)
 
     def locate(self, path: str, *, argument: str = "path") -> tuple[Path, tuple[str, ...]]:

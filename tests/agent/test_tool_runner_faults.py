@@ -100,15 +100,21 @@ def test_a_call_that_timed_out_while_queued_never_runs() -> None:
     release = threading.Event()
     ran: list[str] = []
 
-    @tool(timeout_s=0.2)
-    def stuck(tag: str) -> str:
-        """Ignores its timeout."""
-        ran.append(tag)
+    @tool(timeout_s=0.6)
+    def stuck() -> str:
+        """Holds the only slot past its timeout."""
+        ran.append("stuck")
         release.wait(30)
-        return tag
+        return "late"
 
-    llm = ScriptedLLM([f"[{call('stuck', tag='first')}, {call('stuck', tag='queued')}]", "done"])
-    config = AgentConfig(name="queue", llm=llm, tools=[stuck], tool_format="json",
+    @tool(timeout_s=0.2)
+    def quick() -> str:
+        """Queued behind it; its deadline passes before the slot is free."""
+        ran.append("quick")
+        return "quick"
+
+    llm = ScriptedLLM([f"[{call('stuck')}, {call('quick')}]", "done"])
+    config = AgentConfig(name="queue", llm=llm, tools=[stuck, quick], tool_format="json",
                          max_parallel_tools=1)
     try:
         with Agent(config) as agent:
@@ -119,9 +125,7 @@ def test_a_call_that_timed_out_while_queued_never_runs() -> None:
             if thread.name.startswith("queue-tool"):
                 thread.join(10)
     assert [r["content"]["code"] for r in results_shown(llm, 1)] == ["TIMEOUT", "TIMEOUT"]
-    # The queued call's deadline passed while it waited: when the stuck thread's slot was
-    # given back, the queued call was already settled, so its body never ran.
-    assert ran == ["first"]
+    assert ran == ["stuck"]  # the queued call timed out waiting and never started
 
 
 def test_an_async_tool_that_hangs_the_loop_thread_is_isolated_from_later_calls() -> None:
@@ -165,3 +169,92 @@ def test_a_value_that_cannot_even_be_shown_is_described_not_fatal() -> None:
     shown, listed = results_shown(llm, 1)
     assert shown["content"] == "<a _Unshowable that cannot be shown>"
     assert listed["content"] == {"set": [1], "tuple": [1, 2], "3": "int key"}
+
+
+class _BadStr(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("cannot show myself")
+
+
+def test_failures_that_cannot_be_described_plainly_still_end_the_call() -> None:
+    import asyncio as aio
+
+    from autobyteus_like import ToolFailure
+
+    @tool(timeout_s=3)
+    def bad_str() -> str:
+        """Raises an exception whose str() raises."""
+        raise _BadStr()
+
+    @tool(timeout_s=3)
+    def bad_code() -> str:
+        """Fails with a code that is not one."""
+        raise ToolFailure("BROKEN", "custom failure")  # type: ignore[arg-type]
+
+    @tool(timeout_s=3)
+    async def cancels_itself() -> str:
+        """Raises CancelledError on its own."""
+        raise aio.CancelledError()
+
+    llm = ScriptedLLM([f"[{call('bad_str')}, {call('bad_code')}, {call('cancels_itself')}]",
+                       "ok"])
+    config = AgentConfig(name="bad", llm=llm, tools=[bad_str, bad_code, cancels_itself],
+                         tool_format="json")
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=8) == "ok"
+    shown = [r["content"] for r in results_shown(llm, 1)]
+    assert [r["code"] for r in shown] == ["INTERNAL", "INTERNAL", "INTERNAL"]
+    assert shown[0]["message"] == "bad_str raised _BadStr: <a _BadStr that cannot be shown>"
+    assert "unknown code 'BROKEN': custom failure" in shown[1]["message"]
+    assert "raised CancelledError" in shown[2]["message"]
+
+
+def test_timeouts_fire_even_when_an_async_tool_blocks_the_loop() -> None:
+    release = threading.Event()
+
+    @tool(timeout_s=0.5)
+    async def blocks_loop() -> str:
+        """Blocks the event loop (a bug in the tool)."""
+        release.wait(10)
+        return "late"
+
+    @tool(timeout_s=0.5)
+    def sync_slow() -> str:
+        """Overruns too."""
+        release.wait(10)
+        return "late"
+
+    llm = ScriptedLLM([f"[{call('blocks_loop')}, {call('sync_slow')}]", "both timed out"])
+    config = AgentConfig(name="blocked", llm=llm, tools=[blocks_loop, sync_slow],
+                         tool_format="json")
+    try:
+        with Agent(config) as agent:
+            assert agent.run("go", timeout=5) == "both timed out"
+            release.set()
+    finally:
+        release.set()
+        for thread in threading.enumerate():
+            if thread.name.startswith("blocked-tool"):
+                thread.join(10)
+    assert [r["content"]["code"] for r in results_shown(llm, 1)] == ["TIMEOUT", "TIMEOUT"]
+
+
+def test_a_task_a_tool_leaves_behind_cannot_kill_the_loop() -> None:
+    import asyncio as aio
+
+    async def doom() -> None:
+        raise SystemExit("from a background task")
+
+    @tool
+    async def spawner() -> str:
+        """Leaves a task behind that raises SystemExit."""
+        aio.get_running_loop().create_task(doom())
+        await aio.sleep(0)
+        return "spawned"
+
+    llm = ScriptedLLM([call("spawner"), "first", call("async_add", a=2, b=3), "second"])
+    config = AgentConfig(name="loop2", llm=llm, tools=[spawner, async_add], tool_format="json")
+    with Agent(config) as agent:
+        assert agent.run("spawn", timeout=10) == "first"
+        assert agent.run("add", timeout=10) == "second"
+    assert results_shown(llm, 3)[0]["content"] == 5

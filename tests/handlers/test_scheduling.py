@@ -28,7 +28,7 @@ def call(n: int) -> ToolInvocation:
 def ready(schedule: TurnSchedule, *tools):  # type: ignore[no-untyped-def]
     slots = [schedule.add(call(n), t) for n, t in enumerate(tools)]
     for slot in slots:
-        slot.state = SlotState.READY
+        schedule.make_ready(slot)
     return slots
 
 
@@ -70,10 +70,12 @@ def test_a_call_not_yet_ready_holds_back_only_what_a_barrier_would():
     schedule = TurnSchedule(sequential=False)
     first = schedule.add(call(0), fast)                  # still being validated
     second = schedule.add(call(1), fast)
-    second.state = SlotState.READY
+    schedule.make_ready(second)
     assert ids(schedule.startable()) == ["c1"]
-    first.state = SlotState.AWAITING_APPROVAL
+    schedule.await_approval(first)
     assert schedule.waiting_for_approval
+    schedule.make_ready(first)
+    assert not schedule.waiting_for_approval and ids(schedule.startable()) == ["c0"]
 
 
 def test_results_come_back_in_invocation_order_and_strays_do_not_count():
@@ -97,7 +99,10 @@ def test_whatever_order_calls_finish_in_every_call_runs_once_and_barriers_hold(
     slots = [schedule.add(call(n), barrier if is_barrier else fast)
              for n, (is_barrier, _) in enumerate(shape)]
     for slot, (_, approved_late) in zip(slots, shape, strict=True):
-        slot.state = SlotState.AWAITING_APPROVAL if approved_late else SlotState.READY
+        if approved_late:
+            schedule.await_approval(slot)
+        else:
+            schedule.make_ready(slot)
     started: list[str] = []
     running: set[str] = set()
     waiting = [slot for slot in slots if slot.state is SlotState.AWAITING_APPROVAL]
@@ -116,6 +121,32 @@ def test_whatever_order_calls_finish_in_every_call_runs_once_and_barriers_hold(
             running.discard(pick)
             schedule.finish(pick, ToolResult.success(call(0), "ok"))
         else:
-            waiting.pop(0).state = SlotState.READY
+            schedule.make_ready(waiting.pop(0))
     assert sorted(started) == sorted(s.invocation.id for s in slots)
     assert len(started) == len(set(started))
+
+
+def test_a_response_of_many_calls_schedules_in_linear_time():
+    """Thousands of calls in one response: each start and finish is O(log n), so twenty
+    thousand calls take about as long per call as two thousand (a quadratic schedule took
+    seconds here)."""
+    import time
+
+    def per_call(n: int, sequential: bool) -> float:
+        schedule = TurnSchedule(sequential=sequential)
+        slots = [schedule.add(call(i), barrier if i % 50 == 0 else fast) for i in range(n)]
+        started = time.perf_counter()
+        for slot in slots:
+            schedule.make_ready(slot)
+        done = 0
+        while not schedule.done:
+            for slot in schedule.startable():
+                schedule.finish(slot.invocation.id, ToolResult.success(slot.invocation, "ok"))
+                done += 1
+        assert done == n
+        return (time.perf_counter() - started) / n
+
+    for sequential in (False, True):
+        small = min(per_call(2_000, sequential) for _ in range(3))
+        large = min(per_call(20_000, sequential) for _ in range(3))
+        assert large < 4 * small, (sequential, small, large)  # quadratic would be ~10x

@@ -20,10 +20,13 @@ library only, so no site-packages and no package import: start-up stays near 20 
 It ignores SIGTERM, SIGINT and SIGHUP (a command's ``kill $PPID`` does not end supervision);
 the signals the command gets start at their defaults with nothing blocked.
 
-Protocol. stdin: a ``marshal``-ed dict (``argv``, ``env``, ``timeout_s``, ``max_output``,
-``stdout_fd``, ``stderr_fd``; the two fds are inherited files). stdout: one line, ``exit CODE``
-(negative: killed by that signal), ``timeout`` or ``error ERRNO MESSAGE`` (the command could
-not be started). Anything else on stdout/stderr is a crash of the supervisor itself.
+Protocol. stdin: an 8-byte big-endian length, then a ``marshal``-ed dict (``argv``, ``env``,
+``timeout_s``, ``max_output``, ``stdout_fd``, ``stderr_fd``; the two fds are inherited files);
+then stdin stays open for the whole call. Its end (the caller closed it to cancel the call, or
+the caller's process died) makes the supervisor kill everything at once. stdout: one line,
+``exit CODE`` (negative: killed by that signal), ``timeout``, ``cancelled`` or ``error ERRNO
+MESSAGE`` (the command could not be started). Anything else on stdout/stderr is a crash of the
+supervisor itself.
 
 The process-table helpers below are also used by the caller when the supervisor itself is
 stopped or killed (see ``process_tools``).
@@ -37,7 +40,6 @@ import marshal
 import os
 import select
 import signal
-import sys
 import time
 from collections.abc import Iterator
 
@@ -125,6 +127,7 @@ class _Supervisor:
         self.pid = 0
         self.status: int | None = None
         self.pipes: dict[int, _Sink] = {}
+        self.cancelled = False
 
     def start(self, argv: list[str], env: dict[str, str]) -> None:
         """Start the command: own process group, default signals, stdin /dev/null, stdout
@@ -167,16 +170,22 @@ class _Supervisor:
             return
 
     def wait(self, deadline: float) -> bool:
-        """Copy output until the command exits (True) or the deadline passes (False)."""
+        """Copy output until the command exits (True), the deadline passes or the caller
+        cancels (False; ``cancelled`` says which)."""
         poller = select.poll()
         for fd in (*self.pipes, self.wake_r):
             poller.register(fd, select.POLLIN)
+        poller.register(0, select.POLLIN | select.POLLHUP)
         while self.status is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
             for fd, _ in poller.poll(remaining * 1000):
-                if fd == self.wake_r:
+                if fd == 0:
+                    if not os.read(0, _CHUNK):  # the caller is gone, or cancels the call
+                        self.cancelled = True
+                        return False
+                elif fd == self.wake_r:
                     self._drain_wakeups()
                     self.reap()
                 elif not self.pipes[fd].pump(fd):
@@ -206,6 +215,17 @@ class _Supervisor:
             os.close(pipe)
 
 
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd`` (the caller's spec); a short read means the caller is gone."""
+    data = b""
+    while len(data) < size:
+        piece = os.read(fd, size - len(data))
+        if not piece:
+            raise SystemExit(0)  # nothing was started yet: nothing to clean up
+        data += piece
+    return data
+
+
 def _report(line: str) -> None:
     os.write(1, f"{line}\n".encode())
 
@@ -213,7 +233,7 @@ def _report(line: str) -> None:
 def main() -> None:
     for name in ("SIGTERM", "SIGINT", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
-    spec = marshal.loads(sys.stdin.buffer.read())
+    spec = marshal.loads(_read_exactly(0, int.from_bytes(_read_exactly(0, 8), "big")))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
@@ -229,7 +249,10 @@ def main() -> None:
     finally:
         supervisor.kill_everything()
     supervisor.drain()
-    _report(f"exit {supervisor.status}" if finished else "timeout")
+    if finished:
+        _report(f"exit {supervisor.status}")
+    else:
+        _report("cancelled" if supervisor.cancelled else "timeout")
 
 
 if __name__ == "__main__":

@@ -33,10 +33,12 @@ import contextlib
 import errno
 import marshal
 import os
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +65,8 @@ _SUPERVISOR = [sys.executable, "-I", "-S", process_supervisor.__file__]
 _GRACE_S = 1.0
 """How long past the timeout the supervisor may take to kill and report before this process
 takes over (it only needs that long when the command has stopped it)."""
+_CANCEL_POLL_S = 0.1
+"""How often a running command checks whether its call was cancelled."""
 _SWEEP_ROUND_S = 0.01
 _SWEEP_LIMIT_S = 5.0
 """How long this process keeps killing before it reports processes it could not kill (one in
@@ -144,8 +148,30 @@ class _Outcome:
     """Processes of the call this process failed to kill (normally none)."""
 
 
+def _read_report(supervisor: subprocess.Popen[bytes], deadline: float,
+                 cancel: threading.Event | None) -> tuple[bytes, bool]:
+    """The supervisor's report, read until it exits; (report, overdue). Cancelling (the call's
+    timeout, the agent stopping) closes the supervisor's stdin: it kills everything at once."""
+    assert supervisor.stdin is not None and supervisor.stdout is not None
+    out = supervisor.stdout.fileno()
+    chunks: list[bytes] = []
+    while True:
+        if cancel is not None and cancel.is_set() and not supervisor.stdin.closed:
+            supervisor.stdin.close()
+            deadline = min(deadline, time.monotonic() + _GRACE_S)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return b"".join(chunks), True
+        if select.select([out], [], [], min(remaining, _CANCEL_POLL_S))[0]:
+            data = os.read(out, 65536)
+            if not data:
+                return b"".join(chunks), False
+            chunks.append(data)
+
+
 def _supervise(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-               max_output: int, out: IO[bytes], err: IO[bytes]) -> _Outcome:
+               max_output: int, out: IO[bytes], err: IO[bytes],
+               cancel: threading.Event | None) -> _Outcome:
     """Run ``argv`` under a supervisor and make sure nothing of it is left afterwards."""
     spec = marshal.dumps({"argv": argv, "env": env, "timeout_s": timeout_s,
                           "max_output": max_output, "stdout_fd": out.fileno(),
@@ -157,15 +183,25 @@ def _supervise(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float
             start_new_session=True)
     except FileNotFoundError:
         raise ToolFailure(ErrorCode.NOT_FOUND, f"cwd {str(cwd)!r} no longer exists") from None
+    assert supervisor.stdin is not None
     raw, overdue, survivors = b"", False, []
     try:
-        raw = supervisor.communicate(spec, timeout=timeout_s + _GRACE_S)[0]
-    except subprocess.TimeoutExpired:
-        overdue = True
+        with contextlib.suppress(BrokenPipeError):  # it died at once; its status says why
+            supervisor.stdin.write(len(spec).to_bytes(8, "big") + spec)
+            supervisor.stdin.flush()
+        raw, overdue = _read_report(supervisor, time.monotonic() + timeout_s + _GRACE_S,
+                                    cancel)
     finally:
+        with contextlib.suppress(BrokenPipeError):
+            supervisor.stdin.close()
+        if not overdue:  # it reported, or we were interrupted: it is ending by itself
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                supervisor.wait(_GRACE_S)
         if supervisor.poll() is None:  # overdue, or interrupted while waiting
             survivors = _take_over(supervisor)
-            raw = supervisor.communicate()[0]
+            assert supervisor.stdout is not None
+            raw += supervisor.stdout.read()  # it is dead: the pipe ends
+            supervisor.wait()
         if supervisor.returncode != 0:
             # It died without cleaning up: kill what is left of its session, where the command
             # and all it started live unless they left it. Its pid names the session; that pid
@@ -188,6 +224,10 @@ def _check(outcome: _Outcome, argv0: str, timeout_s: float) -> int:
                               f"cannot start {argv0!r}: its arguments and environment are too "
                               f"large ({reason})", suggestion="pass large data in a file")
         raise ToolFailure(ErrorCode.NOT_FOUND, f"cannot start {argv0!r}: {reason}")
+    if "cancelled" in report:
+        raise ToolFailure(ErrorCode.TIMEOUT,
+                          f"{argv0} was cancelled (its call timed out or the agent stopped) "
+                          "and everything it started was killed")
     if "timeout" in report or outcome.overdue:
         raise ToolFailure(ErrorCode.TIMEOUT,
                           f"{argv0} ran longer than {timeout_s:g} s and was killed",
@@ -205,7 +245,8 @@ def _check(outcome: _Outcome, argv0: str, timeout_s: float) -> int:
 
 
 def run_process(argv: list[str], cwd: Path, sandbox: SandboxPolicy, timeout_s: float,
-                extra_env: dict[str, str] | None = None) -> dict[str, object]:
+                extra_env: dict[str, str] | None = None,
+                cancel: threading.Event | None = None) -> dict[str, object]:
     """Run ``argv`` in ``cwd`` (see the module docstring); return stdout, stderr, exit code,
     duration and a truncation flag."""
     for index, part in enumerate(argv):
@@ -214,7 +255,8 @@ def run_process(argv: list[str], cwd: Path, sandbox: SandboxPolicy, timeout_s: f
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryDirectory(prefix="autobyteus-call-") as tmpdir:
         env = child_environment(sandbox, tmpdir, extra_env)
-        outcome = _supervise(argv, cwd, env, timeout_s, sandbox.max_output_bytes, out, err)
+        outcome = _supervise(argv, cwd, env, timeout_s, sandbox.max_output_bytes, out, err,
+                             cancel)
         code = _check(outcome, argv[0], timeout_s)
         stdout, cut_out = _capped(out, sandbox.max_output_bytes)
         stderr, cut_err = _capped(err, sandbox.max_output_bytes)
@@ -252,7 +294,8 @@ def process_tools() -> list[ToolDefinition]:
             # The process starts in the directory the walk opened, named through our own
             # descriptor: swapping a path component for a symlink meanwhile changes nothing.
             held = Path(f"/proc/{os.getpid()}/fd/{descriptor}")
-            return run_process(cmd, held, ctx.sandbox, _seconds(timeout_ms, ctx), env)
+            return run_process(cmd, held, ctx.sandbox, _seconds(timeout_ms, ctx), env,
+                               ctx.cancelled)
         finally:
             os.close(descriptor)
 
@@ -266,6 +309,6 @@ def process_tools() -> list[ToolDefinition]:
         """
         _text(code, "code")
         return run_process([sys.executable, "-I", "-c", code], ctx.sandbox.roots[0],
-                           ctx.sandbox, _seconds(timeout_ms, ctx))
+                           ctx.sandbox, _seconds(timeout_ms, ctx), cancel=ctx.cancelled)
 
     return [terminal_run, python_exec]

@@ -6,6 +6,11 @@ the text: a pattern such as ``(a+)+$`` cannot freeze the process the way Python'
 beneath the sandbox root (``tools/sandbox_tree.py``): symlinked directories are not entered,
 a symlinked file is searched only where its resolution stays beneath the root, and FIFOs,
 sockets, devices, hard-linked files (unless allowed) and files over the read limit are skipped.
+
+What it returns is bounded too: at most ``MAX_RESULTS`` matches, lines cut at
+``MAX_LINE_CHARS`` characters, and the whole result within the sandbox's ``max_output_bytes``
+(a last entry says where and why it stopped), so one call can neither flood the LLM nor exhaust
+the process's memory.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ from autobyteus_like.tools.sandbox_files import open_for_reading, read_at_most
 from autobyteus_like.tools.sandbox_root import RootedPath, refusal
 from autobyteus_like.tools.sandbox_tree import open_directory, walk_tree
 
-__all__ = ["LineMatcher", "compile_query", "search_tool"]
+__all__ = ["MAX_LINE_CHARS", "MAX_RESULTS", "LineMatcher", "compile_query", "search_tool"]
+
+MAX_RESULTS = 1000
+MAX_LINE_CHARS = 500
 
 _LOOKAROUND = ("invalid perl operator: (?=", "invalid perl operator: (?!",
                "invalid perl operator: (?<=", "invalid perl operator: (?<!")
@@ -41,8 +49,13 @@ def compile_query(query: str, *, never_nl: bool = False) -> Any:
     options = re2.Options()
     options.log_errors = False  # RE2 would print every bad pattern to stderr
     options.never_nl = never_nl
+    options.never_capture = True  # only where matches are is needed: no slow capture search
     try:
         return re2.compile(query, options)
+    except UnicodeEncodeError:
+        raise ToolFailure(ErrorCode.INVALID_ARGS,
+                          "query holds text that is not valid Unicode (a lone surrogate)",
+                          suggestion="search for ordinary characters") from None
     except re2.error as exc:
         raw = exc.args[0] if exc.args else exc
         reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
@@ -123,7 +136,10 @@ def _context(data: bytes, start: int, end: int, around: int) -> list[str]:
 
 
 def _text(line: bytes) -> str:
-    return line.decode("utf-8", errors="replace")
+    text = line[: MAX_LINE_CHARS * 4].decode("utf-8", errors="replace")
+    if len(text) > MAX_LINE_CHARS:
+        return text[:MAX_LINE_CHARS] + f"… [line cut at {MAX_LINE_CHARS} characters]"
+    return text
 
 
 def _file_data(descriptor: int, sandbox: SandboxPolicy) -> bytes | None:
@@ -157,6 +173,13 @@ def _open_entry(scope: RootedPath, parts: tuple[str, ...], folder: int,
     return None
 
 
+def _size(match: dict[str, object]) -> int:
+    """About how many bytes a match adds to the result."""
+    lines = [str(match["content"]), *match["context"]]  # type: ignore[misc]
+    return len(str(match["path"])) + 40 + sum(len(line.encode("utf-8", "replace"))
+                                              for line in lines)
+
+
 def search_tool() -> ToolDefinition:
     """A fresh definition of ``search.lexical``."""
 
@@ -173,10 +196,12 @@ def search_tool() -> ToolDefinition:
             scope: The directory to search in.
             glob: Only files whose name or relative path matches this pattern (e.g. '*.md').
             context: How many lines to show before and after each match.
-            max_results: Stop after this many matches.
+            max_results: Stop after this many matches (at most 1000).
         """
         matcher = LineMatcher(query)
         around = max(0, min(context, 20))
+        wanted = max(1, min(max_results, MAX_RESULTS))
+        budget = ctx.sandbox.max_output_bytes
         found: list[dict[str, object]] = []
         with ctx.sandbox.open(scope, argument="scope") as target:
             opened = target.walk(open_directory)
@@ -198,10 +223,18 @@ def search_tool() -> ToolDefinition:
                         if data is None:
                             continue
                         for number, start, end in matcher.lines(data):
-                            found.append({"path": shown, "line": number,
-                                          "content": _text(data[start:end]),
-                                          "context": _context(data, start, end, around)})
-                            if len(found) >= max_results:
+                            match: dict[str, object] = {
+                                "path": shown, "line": number, "content": _text(data[start:end]),
+                                "context": _context(data, start, end, around)}
+                            budget -= _size(match)
+                            if budget < 0:
+                                found.append({"truncated": f"stopped after {len(found)} matches: "
+                                              "the results reached the output limit "
+                                              f"({ctx.sandbox.max_output_bytes} bytes); narrow "
+                                              "the query, the scope or the glob"})
+                                return found
+                            found.append(match)
+                            if len(found) >= wanted:
                                 return found
             except OSError as exc:
                 raise refusal(exc, opened.shown, "scope") from None

@@ -1,4 +1,8 @@
-"""Applies a unified diff to a text, strictly: every context and removed line must match."""
+"""Applies a unified diff to a text, strictly: every context and removed line must match.
+
+Lines end at ``\n`` only, as ``diff -u`` and ``fs.read`` count them (``str.splitlines`` would
+also split at form feeds and other separators that ``diff`` keeps inside a line).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,15 @@ from autobyteus_like.errors import PatchError
 
 __all__ = ["PatchError", "apply_unified_diff"]
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -(\d{1,9})(?:,(\d{1,9}))? \+(\d{1,9})(?:,(\d{1,9}))? @@")
+_HUNK_LIKE = re.compile(r"^@@ -\d")
 _HEADER = ("---", "+++", "diff ", "index ", "new file", "deleted file", "similarity", "rename")
 
 
 def apply_unified_diff(original: str, diff: str) -> tuple[str, int]:
     """The patched text and the number of hunks applied."""
-    lines = original.splitlines(keepends=True)
-    patch = diff.splitlines(keepends=True)
+    lines = _lines(original)
+    patch = _lines(diff)
     out: list[str] = []
     position = 0
     hunks = 0
@@ -23,6 +28,9 @@ def apply_unified_diff(original: str, diff: str) -> tuple[str, int]:
     while i < len(patch):
         header = _HUNK.match(patch[i])
         if header is None:
+            if _HUNK_LIKE.match(patch[i]):
+                raise PatchError(f"line {i + 1} of the diff is a hunk header with numbers out "
+                                 f"of range: {patch[i][:80]!r}")
             if patch[i].startswith(_HEADER) or not patch[i].strip():
                 i += 1
                 continue
@@ -63,3 +71,12 @@ def apply_unified_diff(original: str, diff: str) -> tuple[str, int]:
         raise PatchError("the diff has no hunks (lines starting with @@ -a,b +c,d @@)")
     out.extend(lines[position:])
     return "".join(out), hunks
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its ``\n`` (the last may have none)."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines

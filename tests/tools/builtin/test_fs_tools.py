@@ -258,3 +258,21 @@ def test_a_missing_workspace_root_is_made_by_writes_and_reported_by_reads(tmp_pa
     assert tools.get("fs.write").run({"path": "notes/a.txt", "content": "hi"}, context) == {
         "path": "notes/a.txt", "bytes": 2}
     assert (root / "notes" / "a.txt").read_text() == "hi"
+
+
+def test_patch_counts_lines_as_diff_does(run, tmp_path):
+    (tmp_path / "ff.txt").write_text("a\x0cb\nc\n")
+    assert run("fs.patch", path="ff.txt", diff="@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n")["hunks"] == 1
+    assert (tmp_path / "ff.txt").read_text() == "a\x0cb\nd\n"
+    assert run("fs.read", path="ff.txt")["lines"] == 2  # fs.read agrees on the count
+
+
+def test_a_hunk_header_with_absurd_numbers_is_invalid_args(run, tmp_path):
+    from autobyteus_like import ErrorCode
+    from autobyteus_like.tools import ToolFailure
+
+    (tmp_path / "a.txt").write_text("a\n")
+    with pytest.raises(ToolFailure) as caught:
+        run("fs.patch", path="a.txt", diff="@@ -" + "9" * 5000 + " +1 @@\n-a\n")
+    assert caught.value.code is ErrorCode.INVALID_ARGS
+    assert "numbers out of range" in caught.value.message

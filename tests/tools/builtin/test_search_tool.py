@@ -165,3 +165,32 @@ def test_searching_a_large_tree_scans_each_file_once(run, tmp_path):
         timings.append(time.perf_counter() - started)
     assert [(hit["path"], hit["line"]) for hit in found] == [("module40.py", 2001)]
     assert min(timings) < 0.1, f"best of 3: {min(timings):.3f} s for 4 MB"
+
+
+def test_results_are_bounded_in_lines_matches_and_bytes(run, tmp_path):
+    (tmp_path / "wide.txt").write_text("needle " + "x" * 200_000 + "\n")
+    [wide] = run("search.lexical", query="needle")
+    assert len(wide["content"]) < 600 and wide["content"].endswith("[line cut at 500 characters]")
+    for index in range(60):
+        (tmp_path / f"f{index:02}.txt").write_text(("needle " + "y" * 400 + "\n") * 40)
+    found = run("search.lexical", limits={"max_output_bytes": 20_000}, query="needle",
+                glob="f*.txt", context=5, max_results=10**9)
+    assert "truncated" in found[-1] and "20000 bytes" in found[-1]["truncated"]
+    assert len(json.dumps(found)) < 2 * 20_000
+    many = run("search.lexical", limits={"max_output_bytes": 10**9}, query="needle",
+               glob="f*.txt", context=0, max_results=10**9)
+    assert len(many) == 1000  # at most 1000 matches whatever is asked
+
+
+def test_a_pattern_with_many_groups_stays_fast(run, tmp_path):
+    (tmp_path / "a.txt").write_text("a" * 100_000 + "\n")
+    query = "(?:" + "|".join(f"({chr(97 + i)})" for i in range(22)) + "){0,1000}z"
+    started = time.monotonic()
+    assert run("search.lexical", query=query) == []
+    assert time.monotonic() - started < 10  # capture groups made RE2 take ~2 minutes here
+
+
+def test_a_query_that_is_not_valid_unicode_is_invalid_args(run, tmp_path):
+    (tmp_path / "a.txt").write_text("hello\n")
+    refused = failure(run, "search.lexical", query="\ud800")
+    assert refused.code is ErrorCode.INVALID_ARGS and "lone surrogate" in refused.message

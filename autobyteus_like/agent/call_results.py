@@ -1,0 +1,76 @@
+"""The results a tool call can end with, built so that building them never fails: whatever a
+tool returned or raised (an exception whose ``str`` raises, a ``ToolFailure`` with a code that
+is not one, ``SystemExit``) becomes a result the LLM can read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from autobyteus_like.errors import ToolArgumentError, ToolFailure
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
+
+__all__ = ["failure_result", "shown_text", "success_result", "timeout_result"]
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_MAX_MESSAGE = 2000
+
+
+def shown_text(value: object) -> str:
+    """``str(value)``, or a description when even that fails."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<a {type(value).__name__} that cannot be shown>"
+
+
+def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
+    try:
+        return to_jsonable_python(value)
+    except Exception:  # anything pydantic cannot serialise is shown as text
+        return shown_text(value)
+
+
+def success_result(invocation: ToolInvocation, value: Any) -> ToolResult:
+    """A success; its content is JSON by construction, so the model is built without
+    validating it a second time."""
+    return ToolResult.model_construct(invocation_id=invocation.id, tool_name=invocation.name,
+                                      status="success", content=_jsonable(value), error=None)
+
+
+def failure_result(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseException
+                   ) -> ToolResult:
+    """What the LLM is told about an exception from a tool (never raises)."""
+    try:
+        if isinstance(exc, ToolFailure):
+            try:
+                code = ErrorCode(exc.code)
+            except ValueError:
+                return ToolResult.failure(
+                    invocation, ErrorCode.INTERNAL,
+                    f"{tool.name} failed with an unknown code {shown_text(exc.code)[:80]!r}: "
+                    f"{shown_text(exc.message)[:_MAX_MESSAGE]}")
+            suggestion = None if exc.suggestion is None else shown_text(exc.suggestion)
+            return ToolResult.failure(invocation, code, shown_text(exc.message)[:_MAX_MESSAGE],
+                                      suggestion=suggestion, recoverable=bool(exc.recoverable))
+        if isinstance(exc, ToolArgumentError):
+            return ToolResult.failure(invocation, ErrorCode.INVALID_ARGS, shown_text(exc))
+        return ToolResult.failure(
+            invocation, ErrorCode.INTERNAL,
+            f"{tool.name} raised {type(exc).__name__}: {shown_text(exc)[:_MAX_MESSAGE]}")
+    except Exception:  # a result that cannot be built from what was raised: say only its kind
+        return ToolResult.failure(invocation, ErrorCode.INTERNAL,
+                                  f"{tool.name} raised {type(exc).__name__}")
+
+
+def timeout_result(invocation: ToolInvocation, tool: ToolDefinition, timeout: float
+                   ) -> ToolResult:
+    """The call did not finish in time."""
+    return ToolResult.failure(
+        invocation, ErrorCode.TIMEOUT, f"{tool.name} did not finish within {timeout:g} s",
+        suggestion="simplify the operation or split it into smaller calls",
+    )
