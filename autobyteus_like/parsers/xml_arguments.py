@@ -7,6 +7,10 @@ is never mistaken for structure. Without a schema every argument is structured.
 Elements nested deeper than ``MAX_NESTING_DEPTH`` are a problem of the call (its value is never
 built into something only recursion could walk); the frames are still kept, so the rest of the
 call is read as usual and the calls around it are unaffected.
+
+A run of leaf elements (``<item>text</item>``, ``<arg name="n">text</arg>`` with no markup in the
+text) is applied in one step (``add_leaves``) with exactly the effect of opening and closing each:
+that is where argument-dense calls spend their elements.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ def decode_entities(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
 
-@dataclass
+@dataclass(slots=True)
 class Frame:
     """One open element: the tool itself, an ``<arg>`` or an ``<item>``."""
 
@@ -98,8 +102,15 @@ def _is_string(schema: dict[str, Any] | None) -> bool:
     return schema is not None and schema_type(schema) == "string"
 
 
+Leaf = tuple[str, str, str, str, str]
+"""One leaf element of a run: (whitespace before it, "item" or "", the item's text, the arg's name,
+the arg's text), as ``re.findall`` gives them."""
+
+
 class ArgumentTree:
     """The open elements of one call, innermost last, and the problems met so far."""
+
+    __slots__ = ("frames", "problems")
 
     def __init__(self, schema: dict[str, Any] | None) -> None:
         self.frames = [Frame("tool", None, schema, children={})]
@@ -153,6 +164,34 @@ class ArgumentTree:
         if frame.name in parent.children:
             self.problems.append(f"argument {frame.name!r} is given twice")
         parent.children[frame.name] = value
+
+    def add_leaves(self, leaves: list[Leaf]) -> None:
+        """Open and close each leaf element inside the innermost element, in one pass.
+
+        The caller guarantees that the innermost element is structured (not raw) and that one more
+        level stays within ``MAX_NESTING_DEPTH``; a leaf's text holds no ``<``, so its value is the
+        same whether its own schema makes it raw or not.
+        """
+        top = self.frames[-1]
+        keeps_text = top.kind != "tool"  # text between a tool's arguments is ignored
+        spaces: list[str] = []
+        for space, item, item_text, name, arg_text in leaves:
+            if space and keeps_text:
+                spaces.append(space)
+            if item:
+                if not keeps_text:
+                    self.problems.append("an <item> must be inside an <arg>")
+                if top.items is None:
+                    top.items = []
+                top.items.append(decode_entities(item_text))
+                continue
+            if top.children is None:
+                top.children = {}
+            if name in top.children:
+                self.problems.append(f"argument {name!r} is given twice")
+            top.children[name] = decode_entities(arg_text)
+        if spaces:
+            top.text.append("".join(spaces))
 
     def close_to_tool(self) -> None:
         """Close every open element (the call ended while some were open)."""
