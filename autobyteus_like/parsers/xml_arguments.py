@@ -8,9 +8,9 @@ Elements nested deeper than ``MAX_NESTING_DEPTH`` are a problem of the call (its
 built into something only recursion could walk); the frames are still kept, so the rest of the
 call is read as usual and the calls around it are unaffected.
 
-A run of leaf elements (``<item>text</item>``, ``<arg name="n">text</arg>`` with no markup in the
-text) is applied in one step (``add_leaves``) with exactly the effect of opening and closing each:
-that is where argument-dense calls spend their elements.
+A leaf element (``<item>text</item>``, ``<arg name="n">text</arg>`` with no markup in the text) is
+added in one step (``add_leaf``) with exactly the effect of opening and closing it: that is where
+argument-dense calls spend their elements.
 """
 
 from __future__ import annotations
@@ -52,25 +52,31 @@ class Frame:
     raw: bool = False
     depth: int = 0
     text: list[str] = field(default_factory=list)
-    verbatim: set[int] = field(default_factory=set)
-    """Positions in ``text`` of CDATA content, which is not entity-decoded."""
+    verbatim: set[int] | None = None
+    """Positions in ``text`` of CDATA content, which is not entity-decoded (None: no CDATA)."""
     children: dict[str, Any] | None = None
     items: list[Any] | None = None
+    item_spec: tuple[dict[str, Any] | None, bool] | None = None
+    """The schema of this array's items and whether they are raw, once known (items share it)."""
 
     def add_cdata(self, content: str) -> None:
         """Append CDATA content, kept verbatim."""
+        if self.verbatim is None:
+            self.verbatim = set()
         self.verbatim.add(len(self.text))
         self.text.append(content)
 
     def value_text(self) -> str:
         """The element's text: entities decoded outside CDATA, parts joined first so that an
         entity split across stream chunks decodes the same as a whole one."""
-        if not self.verbatim:
-            return decode_entities("".join(self.text))
+        verbatim = self.verbatim
+        if not verbatim:
+            text = self.text
+            return "" if not text else decode_entities(text[0] if len(text) == 1 else "".join(text))
         out: list[str] = []
         run: list[str] = []
         for position, part in enumerate(self.text):
-            if position in self.verbatim:
+            if position in verbatim:
                 out.append(decode_entities("".join(run)))
                 out.append(part)
                 run = []
@@ -80,31 +86,27 @@ class Frame:
         return "".join(out)
 
     def child_schema(self, name: str | None) -> dict[str, Any] | None:
-        """The declared schema of a child ``<arg name>``, if known."""
+        """The declared schema of a child ``<arg name>``, if known (shared: read only)."""
         if self.schema is None or name is None:
             return None
         node = unwrap_optional(self.schema)
         properties = node.get("properties")
         if isinstance(properties, dict) and name in properties:
-            return dict(properties[name])
+            found: dict[str, Any] = properties[name]
+            return found
         extra = node.get("additionalProperties")
-        return dict(extra) if isinstance(extra, dict) else None
+        return extra if isinstance(extra, dict) else None
 
     def item_schema(self) -> dict[str, Any] | None:
-        """The declared schema of this array's items, if known."""
+        """The declared schema of this array's items, if known (shared: read only)."""
         if self.schema is None:
             return None
         items = unwrap_optional(self.schema).get("items")
-        return dict(items) if isinstance(items, dict) else None
+        return items if isinstance(items, dict) else None
 
 
 def _is_string(schema: dict[str, Any] | None) -> bool:
     return schema is not None and schema_type(schema) == "string"
-
-
-Leaf = tuple[str, str, str, str, str]
-"""One leaf element of a run: (whitespace before it, "item" or "", the item's text, the arg's name,
-the arg's text), as ``re.findall`` gives them."""
 
 
 class ArgumentTree:
@@ -130,68 +132,86 @@ class ArgumentTree:
         """An ``<arg name>`` opened inside the innermost element."""
         if name is None:
             self.problems.append("an <arg> has no name attribute")
-        schema = self.top.child_schema(name)
-        self._push(Frame("arg", name, schema, raw=_is_string(schema)))
+        schema = self.frames[-1].child_schema(name)
+        self._push(Frame("arg", name, schema, _is_string(schema)))
 
     def open_item(self) -> None:
         """An ``<item>`` opened inside the innermost element."""
-        if self.top.kind == "tool":
+        top = self.frames[-1]
+        if top.kind == "tool":
             self.problems.append("an <item> must be inside an <arg>")
-        schema = self.top.item_schema()
-        self._push(Frame("item", None, schema, raw=_is_string(schema)))
+        spec = top.item_spec
+        if spec is None:
+            schema = top.item_schema()
+            spec = top.item_spec = (schema, _is_string(schema))
+        self._push(Frame("item", None, spec[0], spec[1]))
 
     def _push(self, frame: Frame) -> None:
-        if len(self.frames) == MAX_NESTING_DEPTH + 1:  # the tool's own frame is not nesting
+        frames = self.frames
+        if len(frames) == MAX_NESTING_DEPTH + 1:  # the tool's own frame is not nesting
             problem = f"<arg>/<item> elements are nested deeper than {MAX_NESTING_DEPTH} levels"
             if problem not in self.problems:
                 self.problems.append(problem)
-        self.frames.append(frame)
+        frames.append(frame)
 
     def close(self) -> None:
         """Close the innermost element and attach its value to its parent."""
-        frame = self.frames.pop()
-        parent = self.top
+        frames = self.frames
+        frame = frames.pop()
+        parent = frames[-1]
         value = self._value(frame)
         if frame.kind == "item":
             if parent.items is None:
-                parent.items = []
-            parent.items.append(value)
+                parent.items = [value]
+            else:
+                parent.items.append(value)
             return
         if parent.children is None:
             parent.children = {}
-        if frame.name is None:
+        name = frame.name
+        if name is None:
             return
-        if frame.name in parent.children:
-            self.problems.append(f"argument {frame.name!r} is given twice")
-        parent.children[frame.name] = value
+        if name in parent.children:
+            self.problems.append(f"argument {name!r} is given twice")
+        parent.children[name] = value
 
-    def add_leaves(self, leaves: list[Leaf]) -> None:
-        """Open and close each leaf element inside the innermost element, in one pass.
+    def add_leaf(self, item: bool, name: str, text: str) -> None:
+        """Open and close one leaf element (``<item>text</item>`` or ``<arg name>text</arg>``,
+        ``text`` holding no ``<``) inside the innermost element, with no frame of its own.
 
         The caller guarantees that the innermost element is structured (not raw) and that one more
-        level stays within ``MAX_NESTING_DEPTH``; a leaf's text holds no ``<``, so its value is the
-        same whether its own schema makes it raw or not.
+        level stays within ``MAX_NESTING_DEPTH``; a leaf's value is its text whether its own
+        schema makes it raw or not, since the text holds no markup.
         """
         top = self.frames[-1]
-        keeps_text = top.kind != "tool"  # text between a tool's arguments is ignored
-        spaces: list[str] = []
-        for space, item, item_text, name, arg_text in leaves:
-            if space and keeps_text:
-                spaces.append(space)
-            if item:
-                if not keeps_text:
-                    self.problems.append("an <item> must be inside an <arg>")
-                if top.items is None:
-                    top.items = []
-                top.items.append(decode_entities(item_text))
-                continue
-            if top.children is None:
-                top.children = {}
-            if name in top.children:
-                self.problems.append(f"argument {name!r} is given twice")
-            top.children[name] = decode_entities(arg_text)
-        if spaces:
-            top.text.append("".join(spaces))
+        value = decode_entities(text)
+        if item:
+            if top.kind == "tool":
+                self.problems.append("an <item> must be inside an <arg>")
+            if top.items is None:
+                top.items = [value]
+            else:
+                top.items.append(value)
+            return
+        if top.children is None:
+            top.children = {name: value}
+            return
+        if name in top.children:
+            self.problems.append(f"argument {name!r} is given twice")
+        top.children[name] = value
+
+    def add_items(self, values: list[str], spaces: str) -> None:
+        """``add_leaf`` for each of a run of leaf items, ``spaces`` being the whitespace between
+        them (text of the innermost element). The same guarantees are the caller's."""
+        top = self.frames[-1]
+        if top.kind == "tool":
+            self.problems.extend(["an <item> must be inside an <arg>"] * len(values))
+        elif spaces:
+            top.text.append(spaces)
+        if top.items is None:
+            top.items = values
+        else:
+            top.items.extend(values)
 
     def close_to_tool(self) -> None:
         """Close every open element (the call ended while some were open)."""
@@ -200,11 +220,12 @@ class ArgumentTree:
 
     def _value(self, frame: Frame) -> Any:
         text = frame.value_text()
+        children, items = frame.children, frame.items
+        if children is None and items is None:
+            return text
         label = f"argument {frame.name!r}" if frame.kind == "arg" else "an <item>"
-        if frame.children is not None or frame.items is not None:
-            if text.strip():
-                self.problems.append(f"{label} mixes text with <arg>/<item> elements")
-            if frame.children is not None and frame.items is not None:
-                self.problems.append(f"{label} mixes <arg> and <item> elements")
-            return frame.children if frame.children is not None else frame.items
-        return text
+        if text.strip():
+            self.problems.append(f"{label} mixes text with <arg>/<item> elements")
+        if children is not None and items is not None:
+            self.problems.append(f"{label} mixes <arg> and <item> elements")
+        return children if children is not None else items

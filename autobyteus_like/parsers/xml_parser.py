@@ -26,10 +26,15 @@ from autobyteus_like.parsers.events import (
     ToolCallCompleted,
     ToolCallStarted,
 )
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from autobyteus_like.parsers.partial_marker import PartialMarker
 from autobyteus_like.parsers.xml_arguments import ArgumentTree, Frame
-from autobyteus_like.parsers.xml_shortcuts import leaf_run, simple_call
+from autobyteus_like.parsers.xml_shortcuts import (
+    ITEM_RUN,
+    SIMPLE_TAGS,
+    apply_item_run,
+    apply_simple_tags,
+    simple_call,
+)
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
@@ -42,13 +47,19 @@ exactly as the whole text does (and never scans far ahead for it)."""
 _TOOL_OPEN = re.compile(r"<tool(?=[\s>/])")
 _TAG_END = re.compile(r"[<>]")
 _ATTRIBUTE = re.compile(r"""([A-Za-z_][\w.\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-# CDATA, or a structural tag with what follows its name up to its '>' when that comes before any
-# '<' (the tag's length is checked against _MAX_TAG after the match; None: a broken tag).
+# The next step inside a structured element: a run of leaf items (group 1), a stretch of simple
+# tags (group 2), CDATA, or a structural tag with what follows its name up to its '>' when that
+# comes before any '<' (group 5; the tag's length is checked against _MAX_TAG after the match;
+# None: a broken tag). Every alternative starts with '<', so the search skips text at C speed.
 _TAG_BODY = rf"(?=[\s/>])(?:([^<>]{{0,{_MAX_TAG}}}+)>)?"
-_STRUCTURED = re.compile(r"<!\[CDATA\[|<(/?)(tool|arguments|arg|item)" + _TAG_BODY)
-_RAW_ARG = re.compile(r"<!\[CDATA\[|<(/?)(arg)" + _TAG_BODY)
-_RAW_ITEM = re.compile(r"<!\[CDATA\[|<(/?)(item)" + _TAG_BODY)
-_LEAF_ELEMENTS = ("arg", "item")
+_STRUCTURED = re.compile(
+    rf"<(?:({ITEM_RUN})|({SIMPLE_TAGS})|!\[CDATA\[|(/?)(tool|arguments|arg|item){_TAG_BODY})"
+)
+# Inside a raw element only its own kind of tag and CDATA matter; the tag found is then read by
+# _TAG_AT (same groups as _STRUCTURED, the shortcuts' never set).
+_RAW_ARG = re.compile(r"<!\[CDATA\[|</?arg(?=[\s/>])")
+_RAW_ITEM = re.compile(r"<!\[CDATA\[|</?item(?=[\s/>])")
+_TAG_AT = re.compile(rf"<(?:((?!))|((?!)))?(/?)(tool|arguments|arg|item){_TAG_BODY}")
 _OPEN_HOLD = PartialMarker(["<tool "])
 _INNER_HOLD = PartialMarker(
     ["<![CDATA[", "<arguments>", "</arguments>", "<tool ", "</tool>", "<arg ", "</arg>",
@@ -149,14 +160,15 @@ class XmlToolCallParser(FormatParser):
             events.append(TextDelta(data[i:start]))
         simple = simple_call(data, start)
         if simple is not None:
-            name = without_lone_surrogates(simple.name.strip())
+            written_name, written_id, arguments, end = simple
+            name = without_lone_surrogates(written_name.strip())
             if name:  # else the tag-by-tag reading reports the missing name
-                call_id = without_lone_surrogates((simple.id or "").strip()) or None
+                call_id = without_lone_surrogates(written_id.strip()) if written_id else None
                 index = self.calls.take_index()
-                events.append(ToolCallStarted(index=index, name=name, id=call_id))
-                invocation = self.calls.build(name, simple.arguments, call_id)
+                events.append(ToolCallStarted(index, name, call_id or None))
+                invocation = self.calls.build(name, arguments, call_id or None)
                 events.append(ToolCallCompleted(invocation, index))
-                return simple.end
+                return end
         return self._open_tool(data, start, events)
 
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
@@ -221,27 +233,33 @@ class XmlToolCallParser(FormatParser):
                 self._text(top, data[i : n - keep])
                 self._pending = data[n - keep :]
                 return n
-            j = match.start()
+            j, end = match.span()
             if j > i and top.kind != "tool":
                 top.text.append(data[i:j])
-            element = match.group(2)
+            if raw:
+                if end - j == 9:  # "<![CDATA["
+                    call.in_cdata = True
+                    i = end
+                    continue
+                match = _TAG_AT.match(data, j)
+                assert match is not None  # the search saw its start
+                end = match.end()
+            elif match.group(1) is not None:
+                apply_item_run(tree, data, j, end)
+                i = end
+                continue
+            elif match.group(2) is not None:
+                i = apply_simple_tags(tree, data, j, end)
+                continue
+            slash, element, inner = match.group(3, 4, 5)
             if element is None:  # <![CDATA[
                 call.in_cdata = True
-                i = match.end()
+                i = end
                 continue
-            inner, end = match.group(3), match.end()
             if inner is None or end - j > _MAX_TAG + 1:
                 i = self._broken_tag(tree, data, j)
                 continue
-            closing = match.group(1) == "/"
-            if not (closing or raw) and element in _LEAF_ELEMENTS and (
-                    len(frames) <= MAX_NESTING_DEPTH):
-                run = leaf_run(data, j)
-                if run is not None:
-                    tree.add_leaves(run[0])
-                    i = run[1]
-                    continue
-            i = self._tag(data, closing, element, inner, j, end, events)
+            i = self._tag(data, slash == "/", element, inner, j, end, events)
             if self._call is not call:
                 break
         return i
@@ -255,8 +273,7 @@ class XmlToolCallParser(FormatParser):
             top.add_cdata(data[i : n - keep])
             self._pending = data[n - keep :]
             return n
-        top.text.append(data[i:at])
-        top.verbatim.add(len(top.text) - 1)
+        top.add_cdata(data[i:at])
         call.in_cdata = False
         return at + 3
 

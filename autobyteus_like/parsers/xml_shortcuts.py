@@ -1,22 +1,25 @@
-"""The common shapes of XML calls, read by one regular expression each instead of tag by tag.
+"""The common shapes of XML calls, read by a regular expression each instead of tag by tag.
 
-A whole simple call (``<tool name="n"><arguments>`` then ``<arg name="k">text</arg>`` elements
-whose text holds no ``<``) and a run of leaf elements inside an argument (a list's
-``<item>text</item>``s, an object's ``<arg name="k">text</arg>``s) are what most calls are made
-of. Each shortcut matches only text that the tag-by-tag reading in ``xml_parser`` would read the
-same way (the same tags within the same length limits, no markup inside values), so a shortcut
-never changes a result: where it does not match, the parser reads tag by tag. Every pattern is
-bounded or runs over characters it consumes for good, so none scans a text twice.
+Three shortcuts: a whole simple call (``<tool name="n"><arguments>`` then ``<arg name="k">``
+elements whose text holds no ``<``), a run of a list's leaf ``<item>text</item>``s (read by one
+``findall``), and a stretch of simple ``<arg name="k">``, ``<item>`` and closing tags (one
+``findall``, then one Python step per tag; a leaf ``<arg>`` is one step, with no frame). Each
+matches only text that the tag-by-tag reading in ``xml_parser`` reads the same way (the same tags
+within the same length limits, no markup inside values) and applies it with the same effect on
+the argument tree, so a shortcut never changes a result: where none matches, the parser reads tag
+by tag. Every pattern is bounded or runs over characters it consumes for good, so none scans a text
+twice.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from autobyteus_like.parsers.xml_arguments import Leaf, decode_entities
+from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.parsers.xml_arguments import ArgumentTree, decode_entities
 
-__all__ = ["SimpleCall", "leaf_run", "simple_call"]
+__all__ = ["ITEM_RUN", "SIMPLE_TAGS", "SimpleCall", "apply_item_run", "apply_simple_tags",
+           "simple_call"]
 
 _SPACE = r"[ \t\n\r]*+"
 # Attribute values are bounded well inside the parser's tag window (512 characters).
@@ -27,21 +30,26 @@ _SIMPLE_CALL = re.compile(
     rf"((?:{_SPACE}{_SIMPLE_ARG})*+){_SPACE}</arguments>{_SPACE}</tool>"
 )
 _ARG_PAIR = re.compile(rf'<arg name="({_VALUE})">([^<]*+)</arg>')
-_LEAF = rf'<(?:item>[^<]*+</item>|arg name="{_VALUE}">[^<]*+</arg>)'
-_LEAF_RUN = re.compile(rf"{_LEAF}(?:{_SPACE}{_LEAF})*+")
-_LEAF_PARTS = re.compile(
-    rf'({_SPACE})<(?:(item)>([^<]*+)</item>|arg name="({_VALUE})">([^<]*+)</arg>)'
+_LEAF_ITEM = r"<item>[^<]*+</item>"
+# The shortcuts' patterns go into the parser's search after a '<' (so that the search skips text
+# at C speed to the next '<'): each is written without its first '<'.
+ITEM_RUN = rf"item>[^<]*+</item>(?:{_SPACE}{_LEAF_ITEM})*+"
+"""After a ``<``: leaf items with only whitespace between them."""
+_ITEM_TEXT = re.compile(r"<item>([^<]*+)</item>")
+_SIMPLE_TAG = rf'(?:item|/item|/arg|arg name="{_VALUE}")>'
+SIMPLE_TAGS = rf"{_SIMPLE_TAG}[^<]*+(?:(?!{_LEAF_ITEM})<{_SIMPLE_TAG}[^<]*+)*+"
+"""After a ``<`` (not one of a leaf item: ``ITEM_RUN`` goes first): a stretch of simple
+``<item>``, ``<arg name="...">`` and closing tags, each with the text after it up to the next
+``<``, stopping before a leaf item."""
+# One tag of a stretch with the text after it; a leaf <arg> is one token (groups 1 and 2).
+_TOKEN = re.compile(
+    rf'<(?:arg name="({_VALUE})">([^<]*+)</arg>|(/?)(item|arg)(?: name="({_VALUE})")?>)([^<]*+)'
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCall:
-    """A whole call read at once: its attributes as written and its arguments, decoded."""
-
-    name: str
-    id: str | None
-    arguments: dict[str, str]
-    end: int
+SimpleCall = tuple[str, str | None, dict[str, str], int]
+"""A whole call read at once: its name and id attributes as written, its arguments (decoded) and
+where it ends."""
 
 
 def simple_call(data: str, start: int) -> SimpleCall | None:
@@ -56,14 +64,76 @@ def simple_call(data: str, start: int) -> SimpleCall | None:
     arguments = {name: decode_entities(text) for name, text in pairs}
     if len(arguments) != len(pairs):
         return None
-    return SimpleCall(match.group(1), match.group(2), arguments, match.end())
+    return match.group(1), match.group(2), arguments, match.end()
 
 
-def leaf_run(data: str, start: int) -> tuple[list[Leaf], int] | None:
-    """The leaf elements from ``data[start]`` on, with only whitespace between them, and where
-    the run ends; None if no leaf element starts there."""
-    match = _LEAF_RUN.match(data, start)
-    if match is None:
-        return None
-    end = match.end()
-    return _LEAF_PARTS.findall(data, start, end), end
+def apply_item_run(tree: ArgumentTree, data: str, start: int, end: int) -> None:
+    """Apply the run ``ITEM_RUN`` matched at ``data[start:end]`` to ``tree`` inside a structured
+    element, exactly as reading its tags one by one would."""
+    texts = _ITEM_TEXT.findall(data, start, end)
+    # 13 characters of tags per item; any more is whitespace between items, text of the list.
+    spaces = _ITEM_TEXT.sub("", data[start:end]) if end - start > 13 * len(texts) + sum(
+        map(len, texts)) else ""
+    if len(tree.frames) > MAX_NESTING_DEPTH:  # too deep: the general steps report it
+        for space, text in zip(_SPACES_BEFORE.findall(data, start, end), texts, strict=True):
+            _text(tree, space)
+            tree.open_item()
+            _text(tree, text)
+            tree.close()
+        return
+    values = texts if data.find("&", start, end) < 0 else [decode_entities(t) for t in texts]
+    tree.add_items(values, spaces)
+
+
+_SPACES_BEFORE = re.compile(rf"({_SPACE})<item>")
+
+
+def _text(tree: ArgumentTree, text: str) -> None:
+    top = tree.frames[-1]
+    if text and top.kind != "tool":
+        top.text.append(text)
+
+
+def apply_simple_tags(tree: ArgumentTree, data: str, start: int, end: int) -> int:
+    """Apply the stretch ``SIMPLE_TAGS`` matched at ``data[start:end]`` to ``tree`` inside a
+    structured element, exactly as reading its tags one by one would; return where reading stopped:
+    ``end``, or just after an element that opened raw (a string argument: what follows in it is
+    text, for the raw scan to read). A leaf ``<arg>`` is added without a frame of its own.
+    """
+    frames = tree.frames
+    for count, (leaf_name, leaf_text, slash, element, name, text) in enumerate(
+            _TOKEN.findall(data, start, end), 1):
+        if not element:  # a leaf <arg name="...">text</arg>
+            if len(frames) <= MAX_NESTING_DEPTH:
+                tree.add_leaf(False, leaf_name, leaf_text)
+            else:  # too deep: the general steps report it
+                tree.open_arg(leaf_name)
+                if leaf_text:
+                    frames[-1].text.append(leaf_text)
+                tree.close()
+        elif slash:
+            if element == "arg" and frames[-1].kind == "item":
+                tree.close()  # a forgotten </item>
+            if frames[-1].kind == element:
+                tree.close()  # (anything else is a stray closing tag)
+        else:
+            if element == "arg":
+                tree.open_arg(name)
+            else:
+                tree.open_item()
+            if frames[-1].raw:
+                if text:
+                    frames[-1].text.append(text)
+                return _end_of_token(data, start, end, count)
+        if text and frames[-1].kind != "tool":  # text between a tool's arguments is ignored
+            frames[-1].text.append(text)
+    return end
+
+
+def _end_of_token(data: str, start: int, end: int, count: int) -> int:
+    """Where the ``count``-th token of the stretch ends, with its text (rare: once per element
+    that opens raw, so the positions findall leaves out are found again only then)."""
+    stop = start
+    for _, match in zip(range(count), _TOKEN.finditer(data, start, end), strict=False):
+        stop = match.end()
+    return stop
