@@ -201,11 +201,12 @@ def test_problems_inside_a_run_of_leaves_are_reported_as_ever(body, problem):
     assert problem in error.message and result.invocations == []
 
 
-def test_a_leaf_at_the_nesting_limit_is_refused_and_one_within_it_is_read():
-    def nested(depth: int) -> str:
-        return one_call('<arg name="a">' + "<item>" * (depth - 1) + "<item>v</item>"
-                        + "</item>" * (depth - 1) + "</arg>")
-    within, beyond = nested(MAX_NESTING_DEPTH - 1), nested(MAX_NESTING_DEPTH)
+@pytest.mark.parametrize("leaf", ["<item>v</item>", '<arg name="k">v</arg>'])
+def test_a_leaf_at_the_nesting_limit_is_refused_and_one_within_it_is_read(leaf):
+    def nested(depth: int) -> str:  # ``depth`` elements, the leaf the innermost
+        return one_call('<arg name="a">' + "<item>" * (depth - 2) + leaf
+                        + "</item>" * (depth - 2) + "</arg>")
+    within, beyond = nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)
     assert parse_both_ways(within, "xml").errors == []
     [error] = parse_both_ways(beyond, "xml").errors
     assert f"nested deeper than {MAX_NESTING_DEPTH} levels" in error.message
