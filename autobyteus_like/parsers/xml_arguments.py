@@ -200,6 +200,48 @@ class ArgumentTree:
             self.problems.append(f"argument {name!r} is given twice")
         top.children[name] = value
 
+    def add_object(self, item: bool, name: str, members: list[tuple[str, str]]) -> bool:
+        """Open, fill and close one element holding only leaf ``<arg>``s (``members``: their
+        names and texts; whitespace around them) inside the innermost element, with no frames.
+
+        Does nothing and returns False when the element would be raw (its content then is text,
+        not members) or one of its members too deep: the general steps read it then. The caller
+        guarantees that the innermost element is structured.
+        """
+        frames = self.frames
+        if len(frames) >= MAX_NESTING_DEPTH:
+            return False
+        top = frames[-1]
+        if item:
+            spec = top.item_spec
+            if spec is None:
+                schema = top.item_schema()
+                spec = top.item_spec = (schema, _is_string(schema))
+            if spec[1]:
+                return False
+            if top.kind == "tool":
+                self.problems.append("an <item> must be inside an <arg>")
+        elif _is_string(top.child_schema(name)):
+            return False
+        value: dict[str, Any] = {}
+        for member, text in members:
+            if member in value:
+                self.problems.append(f"argument {member!r} is given twice")
+            value[member] = decode_entities(text)
+        if item:
+            if top.items is None:
+                top.items = [value]
+            else:
+                top.items.append(value)
+            return True
+        if top.children is None:
+            top.children = {name: value}
+        else:
+            if name in top.children:
+                self.problems.append(f"argument {name!r} is given twice")
+            top.children[name] = value
+        return True
+
     def add_items(self, values: list[str], spaces: str) -> None:
         """``add_leaf`` for each of a run of leaf items, ``spaces`` being the whitespace between
         them (text of the innermost element). The same guarantees are the caller's."""

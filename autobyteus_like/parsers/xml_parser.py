@@ -29,11 +29,13 @@ from autobyteus_like.parsers.events import (
 from autobyteus_like.parsers.partial_marker import PartialMarker
 from autobyteus_like.parsers.xml_arguments import ArgumentTree, Frame
 from autobyteus_like.parsers.xml_shortcuts import (
+    CALL_TAIL,
     ITEM_RUN,
     SIMPLE_TAGS,
     apply_item_run,
     apply_simple_tags,
-    simple_call,
+    call_head,
+    simple_body,
 )
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
@@ -48,18 +50,20 @@ _TOOL_OPEN = re.compile(r"<tool(?=[\s>/])")
 _TAG_END = re.compile(r"[<>]")
 _ATTRIBUTE = re.compile(r"""([A-Za-z_][\w.\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 # The next step inside a structured element: a run of leaf items (group 1), a stretch of simple
-# tags (group 2), CDATA, or a structural tag with what follows its name up to its '>' when that
-# comes before any '<' (group 5; the tag's length is checked against _MAX_TAG after the match;
-# None: a broken tag). Every alternative starts with '<', so the search skips text at C speed.
+# tags (group 2), the call's end (group 3), CDATA, or a structural tag with what follows its name
+# up to its '>' when that comes before any '<' (group 6; the tag's length is checked against
+# _MAX_TAG after the match; None: a broken tag). Every alternative starts with '<', so the
+# search skips text at C speed.
 _TAG_BODY = rf"(?=[\s/>])(?:([^<>]{{0,{_MAX_TAG}}}+)>)?"
 _STRUCTURED = re.compile(
-    rf"<(?:({ITEM_RUN})|({SIMPLE_TAGS})|!\[CDATA\[|(/?)(tool|arguments|arg|item){_TAG_BODY})"
+    rf"<(?:({ITEM_RUN})|({SIMPLE_TAGS})|({CALL_TAIL})|!\[CDATA\["
+    rf"|(/?)(tool|arguments|arg|item){_TAG_BODY})"
 )
 # Inside a raw element only its own kind of tag and CDATA matter; the tag found is then read by
 # _TAG_AT (same groups as _STRUCTURED, the shortcuts' never set).
 _RAW_ARG = re.compile(r"<!\[CDATA\[|</?arg(?=[\s/>])")
 _RAW_ITEM = re.compile(r"<!\[CDATA\[|</?item(?=[\s/>])")
-_TAG_AT = re.compile(rf"<(?:((?!))|((?!)))?(/?)(tool|arguments|arg|item){_TAG_BODY}")
+_TAG_AT = re.compile(rf"<(?:((?!))|((?!))|((?!)))?(/?)(tool|arguments|arg|item){_TAG_BODY}")
 _OPEN_HOLD = PartialMarker(["<tool "])
 _INNER_HOLD = PartialMarker(
     ["<![CDATA[", "<arguments>", "</arguments>", "<tool ", "</tool>", "<arg ", "</arg>",
@@ -158,18 +162,31 @@ class XmlToolCallParser(FormatParser):
         start = match.start()
         if start > i:
             events.append(TextDelta(data[i:start]))
-        simple = simple_call(data, start)
-        if simple is not None:
-            written_name, written_id, arguments, end = simple
+        head = call_head(data, start)
+        if head is not None:
+            written_name, written_id, end = head
             name = without_lone_surrogates(written_name.strip())
             if name:  # else the tag-by-tag reading reports the missing name
                 call_id = without_lone_surrogates(written_id.strip()) if written_id else None
-                index = self.calls.take_index()
-                events.append(ToolCallStarted(index, name, call_id or None))
-                invocation = self.calls.build(name, arguments, call_id or None)
-                events.append(ToolCallCompleted(invocation, index))
-                return end
+                return self._start_call(data, start, end, name, call_id or None, events)
         return self._open_tool(data, start, events)
+
+    def _start_call(
+        self, data: str, start: int, end: int, name: str, call_id: str | None,
+        events: list[ParseEvent],
+    ) -> int:
+        """A call whose head (``<tool ...><arguments>``) spans ``data[start:end]``: the whole call
+        at once if it is simple, else the call opened after its head."""
+        index = self.calls.take_index()
+        events.append(ToolCallStarted(index, name, call_id))
+        simple = simple_body(data, end)
+        if simple is not None:
+            arguments, end = simple
+            events.append(ToolCallCompleted(self.calls.build(name, arguments, call_id), index))
+            return end
+        call = _Call(index, name, call_id, ArgumentTree(self._schema(name)))
+        self._call, self._raw_from = call, start
+        return end
 
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
         """Read the ``<tool ...>`` tag at ``start``; start a call, or report a broken tag."""
@@ -251,7 +268,11 @@ class XmlToolCallParser(FormatParser):
             elif match.group(2) is not None:
                 i = apply_simple_tags(tree, data, j, end)
                 continue
-            slash, element, inner = match.group(3, 4, 5)
+            elif match.group(3) is not None:  # </arguments></tool>: as its two tags would
+                tree.close_to_tool()
+                self._complete(call, events, data, end)
+                return end
+            slash, element, inner = match.group(4, 5, 6)
             if element is None:  # <![CDATA[
                 call.in_cdata = True
                 i = end
