@@ -205,12 +205,34 @@ class ArgumentTree:
         names and texts; whitespace around them) inside the innermost element, with no frames.
 
         Does nothing and returns False when the element would be raw (its content then is text,
-        not members) or one of its members too deep: the general steps read it then. The caller
+        not members) or its members too deep: the general steps read it then. The caller
         guarantees that the innermost element is structured.
         """
+        parent = self._parent_of_compound(item, name)
+        if parent is None:
+            return False
+        value: dict[str, Any] = {}
+        for member, text in members:
+            if member in value:
+                self.problems.append(f"argument {member!r} is given twice")
+            value[member] = decode_entities(text)
+        self._attach(parent, item, name, value)
+        return True
+
+    def add_list(self, item: bool, name: str, texts: list[str]) -> bool:
+        """``add_object`` for an element holding only leaf ``<item>``s (``texts``)."""
+        parent = self._parent_of_compound(item, name)
+        if parent is None:
+            return False
+        self._attach(parent, item, name, [decode_entities(text) for text in texts])
+        return True
+
+    def _parent_of_compound(self, item: bool, name: str) -> Frame | None:
+        """The innermost element, where an element of leaves may be added without frames (its
+        opening's problem recorded); None if it would be raw or its leaves too deep."""
         frames = self.frames
         if len(frames) >= MAX_NESTING_DEPTH:
-            return False
+            return None
         top = frames[-1]
         if item:
             spec = top.item_spec
@@ -218,29 +240,27 @@ class ArgumentTree:
                 schema = top.item_schema()
                 spec = top.item_spec = (schema, _is_string(schema))
             if spec[1]:
-                return False
+                return None
             if top.kind == "tool":
                 self.problems.append("an <item> must be inside an <arg>")
         elif _is_string(top.child_schema(name)):
-            return False
-        value: dict[str, Any] = {}
-        for member, text in members:
-            if member in value:
-                self.problems.append(f"argument {member!r} is given twice")
-            value[member] = decode_entities(text)
+            return None
+        return top
+
+    def _attach(self, parent: Frame, item: bool, name: str, value: Any) -> None:
+        """A closed element's value into its parent, as ``close`` attaches it."""
         if item:
-            if top.items is None:
-                top.items = [value]
+            if parent.items is None:
+                parent.items = [value]
             else:
-                top.items.append(value)
-            return True
-        if top.children is None:
-            top.children = {name: value}
-        else:
-            if name in top.children:
-                self.problems.append(f"argument {name!r} is given twice")
-            top.children[name] = value
-        return True
+                parent.items.append(value)
+            return
+        if parent.children is None:
+            parent.children = {name: value}
+            return
+        if name in parent.children:
+            self.problems.append(f"argument {name!r} is given twice")
+        parent.children[name] = value
 
     def add_items(self, values: list[str], spaces: str) -> None:
         """``add_leaf`` for each of a run of leaf items, ``spaces`` being the whitespace between

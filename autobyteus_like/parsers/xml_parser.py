@@ -31,12 +31,11 @@ from autobyteus_like.parsers.xml_arguments import ArgumentTree, Frame
 from autobyteus_like.parsers.xml_shortcuts import (
     CALL_TAIL,
     ITEM_RUN,
-    SIMPLE_TAGS,
     apply_item_run,
-    apply_simple_tags,
     call_head,
     simple_body,
 )
+from autobyteus_like.parsers.xml_tag_stretch import SIMPLE_TAGS, apply_simple_tags
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry

@@ -201,11 +201,14 @@ def test_problems_inside_a_run_of_leaves_are_reported_as_ever(body, problem):
     assert problem in error.message and result.invocations == []
 
 
-@pytest.mark.parametrize("leaf", ["<item>v</item>", '<arg name="k">v</arg>'])
-def test_a_leaf_at_the_nesting_limit_is_refused_and_one_within_it_is_read(leaf):
-    def nested(depth: int) -> str:  # ``depth`` elements, the leaf the innermost
-        return one_call('<arg name="a">' + "<item>" * (depth - 2) + leaf
-                        + "</item>" * (depth - 2) + "</arg>")
+@pytest.mark.parametrize("leaf, levels", [
+    ("<item>v</item>", 1), ('<arg name="k">v</arg>', 1), ('<item><arg name="k">v</arg></item>', 2),
+    ("<item>\n <item>v</item>\n</item>", 2), ('<item> <arg name="k">v</arg> </item>', 2),
+])
+def test_a_leaf_at_the_nesting_limit_is_refused_and_one_within_it_is_read(leaf, levels):
+    def nested(depth: int) -> str:  # ``depth`` elements, the leaf's the innermost
+        return one_call('<arg name="a">' + "<item>" * (depth - 1 - levels) + leaf
+                        + "</item>" * (depth - 1 - levels) + "</arg>")
     within, beyond = nested(MAX_NESTING_DEPTH), nested(MAX_NESTING_DEPTH + 1)
     assert parse_both_ways(within, "xml").errors == []
     [error] = parse_both_ways(beyond, "xml").errors
@@ -223,6 +226,17 @@ def test_an_attribute_too_long_for_a_tag_window_is_a_broken_tag_as_ever():
 def test_a_whole_simple_call_with_a_blank_name_is_the_error_it_always_was():
     result = parse_both_ways('<tool name=" "><arguments></arguments></tool>', "xml")
     assert result.errors[0].message == "a <tool> tag has no name attribute"
+
+
+@pytest.mark.parametrize("content", [
+    '\n  <arg name="x">1</arg>\n  <arg name="y">2</arg>\n',  # looks like an object
+    "<item>1</item>\n<item>2</item>",  # looks like a list
+    '<item>\n  <arg name="x">1</arg>\n</item>',  # looks like a list of objects
+])
+def test_a_string_argument_holding_what_looks_like_structure_is_its_text(content):
+    text = one_call(f'<arg name="path">p</arg><arg name="content">{content}</arg>', "write_file")
+    result = parse_both_ways(text, "xml", sample_registry())
+    assert calls(result) == [("write_file", {"path": "p", "content": content})]
 
 
 def test_a_string_argument_of_a_known_tool_keeps_markup_and_leaves_alike():
