@@ -122,10 +122,10 @@ class CallBuilder:
         """The invocation: ``why`` lifted out unless declared, id assigned. Values stay as
         written: the tool's arguments model converts them, once, when the call is validated."""
         name, call_id = without_lone_surrogates(name), _clean(call_id)
-        arguments = dict(arguments)
         if "why" in arguments:
             tool = self.tools.find(name) if self.tools is not None else None
             if tool is None or not tool.declares("why"):
+                arguments = dict(arguments)  # the caller's dict stays as it was
                 lifted = arguments.pop("why")
                 why = why if why is not None else lifted
         rationale = None if why is None else (why if isinstance(why, str) else _as_text(why))
