@@ -117,7 +117,7 @@ def assert_same(new: ParseResult, old: ParseResult) -> None:
     assert new.text == old.text
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=documents(), with_tools=st.booleans(),
        sizes=st.lists(st.integers(1, 40), min_size=1, max_size=5))
 def test_every_document_reads_as_the_parser_before_the_shortcuts_read_it(text, with_tools, sizes):
@@ -153,7 +153,7 @@ def written(draw: st.DrawFn, value: Any) -> str:
     return "".join(f'{space}<arg name="{k}">{draw(written(v))}</arg>' for k, v in value.items())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), count=st.integers(1, 4))
 def test_generated_calls_give_the_arguments_they_were_written_from(data, count):
     expected = [data.draw(st.dictionaries(st.sampled_from(["x", "y", "z"]), VALUES, max_size=3))
