@@ -122,11 +122,12 @@ class CallBuilder:
         """The invocation: ``why`` lifted out unless declared, id assigned. Values stay as
         written: the tool's arguments model converts them, once, when the call is validated."""
         name, call_id = without_lone_surrogates(name), _clean(call_id)
-        tool = self.tools.find(name) if self.tools is not None else None
-        arguments = dict(arguments)
-        if "why" in arguments and (tool is None or not tool.declares("why")):
-            lifted = arguments.pop("why")
-            why = why if why is not None else lifted
+        if "why" in arguments:
+            tool = self.tools.find(name) if self.tools is not None else None
+            if tool is None or not tool.declares("why"):
+                arguments = dict(arguments)  # the caller's dict stays as it was
+                lifted = arguments.pop("why")
+                why = why if why is not None else lifted
         rationale = None if why is None else (why if isinstance(why, str) else _as_text(why))
         return ToolInvocation(
             id=self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),

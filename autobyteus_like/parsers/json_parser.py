@@ -62,8 +62,8 @@ class JsonToolCallParser(FormatParser):
         if scanner.in_candidate:
             if scanner.absorbs(chunk):
                 return []
-        elif "{" not in chunk and "[" not in chunk:
-            return [TextDelta(chunk)]
+        elif ("{" not in chunk and "[" not in chunk) or not scanner.may_start_value(chunk):
+            return [TextDelta(chunk)]  # prose, code braces included
         return self._events(scanner.feed(chunk))
 
     def finish(self) -> list[ParseEvent]:
@@ -73,7 +73,7 @@ class JsonToolCallParser(FormatParser):
         events: list[ParseEvent] = []
         for segment in segments:
             if isinstance(segment, Prose):
-                events.append(TextDelta(segment.text))
+                events.append(segment)
             elif isinstance(segment, JsonValue):
                 found = json_value_events(self, segment.value, segment.raw, explicit=False)
                 events.extend(found if found is not None else [TextDelta(segment.raw)])

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from autobyteus_like.parsers.events import TextDelta
 from autobyteus_like.parsers.json_tracker import JsonTracker, Status
 from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 
@@ -46,11 +47,9 @@ _CANDIDATE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Prose:
-    """Text that is not part of a JSON value."""
-
-    text: str
+Prose = TextDelta
+"""Text that is not part of a JSON value: the parsers' own text event, so that prose goes out
+as it comes (one object per piece, however many chunks)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,14 +171,21 @@ class JsonTextScanner:
                 out.extend(self._salvage(raw, tracker.spans, reason, False, call_start))
         return out
 
+    @staticmethod
+    def may_start_value(data: str) -> bool:
+        """Whether ``data`` has a bracket that can begin JSON; if not, and no value is open,
+        ``feed`` would give it all back as one Prose (the streaming fast path for prose)."""
+        return _CANDIDATE.search(data) is not None
+
     @property
     def in_candidate(self) -> bool:
         """Whether a JSON value is open (text is held until it is decided)."""
         return self._in_candidate
 
     def absorbs(self, data: str) -> bool:
-        """Take ``data`` whole if it is plain content in the middle of an open string value
-        (the streaming fast path for long arguments); False means call ``feed``."""
+        """Take ``data`` whole if it is string content (complete escapes included) in the middle
+        of an open string value (the streaming fast path for long arguments); False means call
+        ``feed``."""
         if self._tracker.absorbs_plainly(data):
             self._parts.append(data)
             return True

@@ -111,15 +111,15 @@ class JsonTracker:
         return None
 
     def absorbs_plainly(self, data: str) -> bool:
-        """Take ``data`` whole if it is plain string content (no quote, backslash or control
-        character) continuing a string; the streaming fast path for long values."""
-        if (self._in_string and not self._escape and '"' not in data and "\\" not in data
-                and data.isprintable()):
-            self._offset += len(data)
-            if self._is_key and self._key is not None:
-                self._add_key(data[:_KEY_CAP])
-            return True
-        return False
+        """Take ``data`` whole if it is string content (complete, valid escapes included)
+        continuing a string: exactly what ``feed`` would do with it, without the state machine
+        (the streaming fast path for long values)."""
+        if not self._in_string or self._escape or _STRING_BODY.fullmatch(data) is None:
+            return False
+        self._offset += len(data)
+        if self._is_key and self._key is not None:
+            self._add_key(data[:_KEY_CAP])
+        return True
 
     def feed(self, data: str, pos: int) -> tuple[Status, int]:
         """Read ``data`` from ``pos``; return the status and an index into ``data``."""

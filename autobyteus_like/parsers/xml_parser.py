@@ -1,16 +1,22 @@
 """The ``xml`` format: ``<tool name="..." [id="..."]><arguments><arg name="...">`` calls.
 
 A state machine over regular-expression jumps: outside calls it searches for ``<tool``; inside
-a call it stops only at structural tags, CDATA and entities; everything else is literal text
-(HTML, ``a<b``, ``vector<int>``, even ``<tool name="x">`` inside an argument). A tag that meets
-``<`` before its ``>`` is broken and does not swallow what follows. The same code reads a whole
-response and a stream; only an undecided tail (a possible partial tag) waits for the next chunk.
+a call it stops only at structural tags and CDATA; everything else is literal text (HTML, ``a<b``,
+``vector<int>``, even ``<tool name="x">`` inside an argument), and entities are decoded once per
+finished value. A tag that meets ``<`` before its ``>`` is broken and does not swallow what
+follows. The same code reads a whole response and a stream; only an undecided tail (a possible
+partial tag) waits for the next chunk.
+
+Python runs once per structural tag at most: a whole simple call and a run of leaf elements are
+each read by one regular expression (``xml_shortcuts``), and one search finds the next tag with
+its ``>``. A call's raw text (for its error) is sliced once per chunk, not per tag.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_builder import without_lone_surrogates
@@ -22,6 +28,14 @@ from autobyteus_like.parsers.events import (
 )
 from autobyteus_like.parsers.partial_marker import PartialMarker
 from autobyteus_like.parsers.xml_arguments import ArgumentTree, Frame
+from autobyteus_like.parsers.xml_shortcuts import (
+    CALL_TAIL,
+    ITEM_RUN,
+    apply_item_run,
+    call_head,
+    simple_body,
+)
+from autobyteus_like.parsers.xml_tag_stretch import SIMPLE_TAGS, apply_simple_tags
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
@@ -34,17 +48,28 @@ exactly as the whole text does (and never scans far ahead for it)."""
 _TOOL_OPEN = re.compile(r"<tool(?=[\s>/])")
 _TAG_END = re.compile(r"[<>]")
 _ATTRIBUTE = re.compile(r"""([A-Za-z_][\w.\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_TAG = re.compile(r"<(/?)(tool|arguments|arg|item)\b(.*?)(/?)\s*>", re.DOTALL)
-_STRUCTURED = re.compile(r"<!\[CDATA\[|</?(?:arg|item|arguments|tool)(?=[\s/>])")
+# The next step inside a structured element: a run of leaf items (group 1), a stretch of simple
+# tags (group 2), the call's end (group 3), CDATA, or a structural tag with what follows its name
+# up to its '>' when that comes before any '<' (group 6; the tag's length is checked against
+# _MAX_TAG after the match; None: a broken tag). Every alternative starts with '<', so the
+# search skips text at C speed.
+_TAG_BODY = rf"(?=[\s/>])(?:([^<>]{{0,{_MAX_TAG}}}+)>)?"
+_STRUCTURED = re.compile(
+    rf"<(?:({ITEM_RUN})|({SIMPLE_TAGS})|({CALL_TAIL})|!\[CDATA\["
+    rf"|(/?)(tool|arguments|arg|item){_TAG_BODY})"
+)
+# Inside a raw element only its own kind of tag and CDATA matter; the tag found is then read by
+# _TAG_AT (same groups as _STRUCTURED, the shortcuts' never set).
 _RAW_ARG = re.compile(r"<!\[CDATA\[|</?arg(?=[\s/>])")
 _RAW_ITEM = re.compile(r"<!\[CDATA\[|</?item(?=[\s/>])")
-_CDATA_END = re.compile(re.escape("]]>"))
+_TAG_AT = re.compile(rf"<(?:((?!))|((?!))|((?!)))?(/?)(tool|arguments|arg|item){_TAG_BODY}")
 _OPEN_HOLD = PartialMarker(["<tool "])
 _INNER_HOLD = PartialMarker(
     ["<![CDATA[", "<arguments>", "</arguments>", "<tool ", "</tool>", "<arg ", "</arg>",
      "<item>", "</item>"]
 )
 _CDATA_HOLD = PartialMarker(["]]>"])
+_UNKNOWN: Any = object()
 
 
 def _attributes(tag: str) -> dict[str, str]:
@@ -52,7 +77,7 @@ def _attributes(tag: str) -> dict[str, str]:
             for m in _ATTRIBUTE.finditer(tag)}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     index: int
     name: str
@@ -71,16 +96,24 @@ class XmlToolCallParser(FormatParser):
         super().__init__(tools, ids)
         self._pending = ""
         self._call: _Call | None = None
-        self._step: tuple[str, int] = ("", 0)
-        """The data and start index of the current step inside a call, for its raw text."""
+        self._raw_from = 0
+        """Where the open call's text not yet in its ``raw`` starts, in the data being read."""
+        self._schemas: dict[str, dict[str, Any] | None] = {}
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        if not self._pending and "<" not in chunk:
-            if self._call is None:
-                return [TextDelta(chunk)]  # the common streaming case: plain prose
-            if not self._call.in_cdata:
-                self._call.raw.append(chunk)  # plain content of the current argument
-                self._text(self._call.tree.top, chunk)
+        call = self._call
+        if not self._pending:  # the common streaming cases: one test and an append
+            if call is None:
+                if "<" not in chunk:
+                    return [TextDelta(chunk)]  # plain prose
+            elif call.in_cdata:
+                if "]" not in chunk:
+                    call.raw.append(chunk)
+                    call.tree.frames[-1].add_cdata(chunk)
+                    return []
+            elif "<" not in chunk:
+                call.raw.append(chunk)  # plain content of the current argument
+                self._text(call.tree.frames[-1], chunk)
                 return []
         data, self._pending = self._pending + chunk, ""
         events: list[ParseEvent] = []
@@ -89,10 +122,11 @@ class XmlToolCallParser(FormatParser):
             if self._call is None:
                 i = self._scan_text(data, i, events)
             else:
-                call, self._step = self._call, (data, i)
                 i = self._scan_call(data, i, events)
-                if self._call is call:
-                    call.raw.append(data[self._step[1] : i - len(self._pending)])
+        call = self._call
+        if call is not None:
+            call.raw.append(data[self._raw_from : n - len(self._pending)])
+            self._raw_from = 0
         return events
 
     def finish(self) -> list[ParseEvent]:
@@ -127,7 +161,31 @@ class XmlToolCallParser(FormatParser):
         start = match.start()
         if start > i:
             events.append(TextDelta(data[i:start]))
+        head = call_head(data, start)
+        if head is not None:
+            written_name, written_id, end = head
+            name = without_lone_surrogates(written_name.strip())
+            if name:  # else the tag-by-tag reading reports the missing name
+                call_id = without_lone_surrogates(written_id.strip()) if written_id else None
+                return self._start_call(data, start, end, name, call_id or None, events)
         return self._open_tool(data, start, events)
+
+    def _start_call(
+        self, data: str, start: int, end: int, name: str, call_id: str | None,
+        events: list[ParseEvent],
+    ) -> int:
+        """A call whose head (``<tool ...><arguments>``) spans ``data[start:end]``: the whole call
+        at once if it is simple, else the call opened after its head."""
+        index = self.calls.take_index()
+        events.append(ToolCallStarted(index, name, call_id))
+        simple = simple_body(data, end)
+        if simple is not None:
+            arguments, end = simple
+            events.append(ToolCallCompleted(self.calls.build(name, arguments, call_id), index))
+            return end
+        call = _Call(index, name, call_id, ArgumentTree(self._schema(name)))
+        self._call, self._raw_from = call, start
+        return end
 
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
         """Read the ``<tool ...>`` tag at ``start``; start a call, or report a broken tag."""
@@ -153,59 +211,107 @@ class XmlToolCallParser(FormatParser):
         call_id = without_lone_surrogates((attributes.get("id") or "").strip()) or None
         index = self.calls.take_index()
         events.append(ToolCallStarted(index=index, name=name, id=call_id))
-        tool = self.tools.find(name) if self.tools is not None else None
-        call = _Call(index, name, call_id, ArgumentTree(tool.inline_schema() if tool else None))
-        call.raw.append(tag)
+        call = _Call(index, name, call_id, ArgumentTree(self._schema(name)))
         if tag.rstrip(">").rstrip().endswith("/"):
+            call.raw.append(tag)
             self._complete(call, events)
         else:
-            self._call = call
+            self._call, self._raw_from = call, start
         return end.end()
+
+    def _schema(self, name: str) -> dict[str, Any] | None:
+        """The tool's inlined schema (read-only here), copied once per response."""
+        schema = self._schemas.get(name, _UNKNOWN)
+        if schema is _UNKNOWN:
+            tool = self.tools.find(name) if self.tools is not None else None
+            schema = self._schemas[name] = tool.inline_schema() if tool else None
+        return schema  # type: ignore[no-any-return]
 
     # -- inside a call ---------------------------------------------------------------------
 
     def _scan_call(self, data: str, i: int, events: list[ParseEvent]) -> int:
+        """Read the open call from ``i`` until it ends or the data does; return where."""
         call = self._call
         assert call is not None
-        n = len(data)
         tree = call.tree
-        if call.in_cdata:
-            match = _CDATA_END.search(data, i)
+        frames = tree.frames
+        n = len(data)
+        while i < n:
+            if call.in_cdata:
+                i = self._scan_cdata(call, data, i)
+                continue
+            top = frames[-1]
+            raw = top.raw
+            pattern = (_RAW_ITEM if top.kind == "item" else _RAW_ARG) if raw else _STRUCTURED
+            match = pattern.search(data, i)
             if match is None:
-                keep = _CDATA_HOLD.hold(data, i)
-                tree.top.add_cdata(data[i : n - keep])
+                keep = _INNER_HOLD.hold(data, i)
+                self._text(top, data[i : n - keep])
                 self._pending = data[n - keep :]
                 return n
-            tree.top.text.append(data[i : match.start()])
-            tree.top.verbatim.add(len(tree.top.text) - 1)
-            call.in_cdata = False
-            return match.end()
-        top = tree.top
-        pattern = (_RAW_ITEM if top.kind == "item" else _RAW_ARG) if top.raw else _STRUCTURED
-        match = pattern.search(data, i)
-        if match is None:
-            keep = _INNER_HOLD.hold(data, i)
-            self._text(top, data[i : n - keep])
+            j, end = match.span()
+            if j > i and top.kind != "tool":
+                top.text.append(data[i:j])
+            if raw:
+                if end - j == 9:  # "<![CDATA["
+                    call.in_cdata = True
+                    i = end
+                    continue
+                match = _TAG_AT.match(data, j)
+                assert match is not None  # the search saw its start
+                end = match.end()
+            elif match.group(1) is not None:
+                apply_item_run(tree, data, j, end)
+                i = end
+                continue
+            elif match.group(2) is not None:
+                i = apply_simple_tags(tree, data, j, end)
+                continue
+            elif match.group(3) is not None:  # </arguments></tool>: as its two tags would
+                tree.close_to_tool()
+                self._complete(call, events, data, end)
+                return end
+            slash, element, inner = match.group(4, 5, 6)
+            if element is None:  # <![CDATA[
+                call.in_cdata = True
+                i = end
+                continue
+            if inner is None or end - j > _MAX_TAG + 1:
+                i = self._broken_tag(tree, data, j)
+                continue
+            i = self._tag(data, slash == "/", element, inner, j, end, events)
+            if self._call is not call:
+                break
+        return i
+
+    def _scan_cdata(self, call: _Call, data: str, i: int) -> int:
+        top = call.tree.frames[-1]
+        at = data.find("]]>", i)
+        if at < 0:
+            n = len(data)
+            keep = _CDATA_HOLD.hold(data, i)
+            top.add_cdata(data[i : n - keep])
             self._pending = data[n - keep :]
             return n
-        j = match.start()
-        self._text(top, data[i:j])
-        if match.group(0) == "<![CDATA[":
-            call.in_cdata = True
-            return match.end()
+        top.add_cdata(data[i:at])
+        call.in_cdata = False
+        return at + 3
+
+    def _broken_tag(self, tree: ArgumentTree, data: str, j: int) -> int:
+        """A tag at ``j`` whose ``>`` is not within reach before a ``<``: hold it if the data may
+        still bring its ``>``, else keep it as text (a problem, outside a raw value)."""
+        n = len(data)
         end = _TAG_END.search(data, j + 1, j + _MAX_TAG + 1)
         if end is None and n - j <= _MAX_TAG:
             self._pending = data[j:]
             return n
-        if end is None or data[end.start()] == "<":
-            stop = end.start() if end is not None and data[end.start()] == "<" else j + 1
-            if not top.raw:
-                shown = data[j : j + 40] if end is None else data[j : min(stop, j + 40)]
-                tree.problems.append(f"the tag {shown!r} is not closed with '>'")
-            top.text.append(data[j:stop])
-            return stop
-        tag = data[j : end.end()]
-        return self._tag(tag, j, end.end(), events)
+        stop = end.start() if end is not None else j + 1  # end is a '<' here
+        top = tree.frames[-1]
+        if not top.raw:
+            shown = data[j : j + 40] if end is None else data[j : min(stop, j + 40)]
+            tree.problems.append(f"the tag {shown!r} is not closed with '>'")
+        top.text.append(data[j:stop])
+        return stop
 
     @staticmethod
     def _text(frame: Frame, text: str) -> None:
@@ -213,55 +319,54 @@ class XmlToolCallParser(FormatParser):
         if text and frame.kind != "tool":
             frame.text.append(text)
 
-    def _tag(self, tag: str, start: int, end: int, events: list[ParseEvent]) -> int:
-        """Apply one complete tag inside a call; return where scanning continues."""
+    def _tag(
+        self, data: str, closing: bool, element: str, inner: str, start: int, end: int,
+        events: list[ParseEvent],
+    ) -> int:
+        """Apply the complete tag ``data[start:end]`` inside a call; return where scanning
+        continues. ``inner`` is the tag's text after its element name, up to its ``>``."""
         call = self._call
         assert call is not None
         tree = call.tree
-        top = tree.top
-        parsed = _TAG.fullmatch(tag)
-        if parsed is None:
-            self._text(top, tag)
-            return end
-        closing, element, attrs, self_closing = (
-            parsed.group(1) == "/", parsed.group(2), parsed.group(3), parsed.group(4) == "/"
-        )
+        top = tree.frames[-1]
+        body = inner.rstrip()
+        self_closing = body.endswith("/")
         if top.raw:
             if element != top.kind:
-                top.text.append(tag)
+                top.text.append(data[start:end])
             elif closing and top.depth == 0:
                 tree.close()
             else:
                 top.depth += 0 if self_closing else (-1 if closing else 1)
-                top.text.append(tag)
+                top.text.append(data[start:end])
             return end
         if element == "tool":
             if closing:
                 tree.close_to_tool()
-                self._complete(call, events, end)
+                self._complete(call, events, data, end)
                 return end
             if top.kind != "tool":
-                self._literal_markup(top, tag)
+                self._literal_markup(top, data[start:end])
                 return end
             # A new call while this one is still open: this one was never closed.
             self._fail(call, "the call is not closed with </tool> before the next <tool>",
-                       events, start)
+                       events, data, start)
             return start
         if element == "arguments":
             if top.kind != "tool":
                 if closing:
                     tree.close_to_tool()
                 else:
-                    self._literal_markup(top, tag)
+                    self._literal_markup(top, data[start:end])
             return end
         if closing:
             if element == "arg" and top.kind == "item":
                 tree.close()  # a forgotten </item>
-            if tree.top.kind == element:
+            if tree.frames[-1].kind == element:
                 tree.close()
             return end  # anything else is a stray closing tag
         if element == "arg":
-            tree.open_arg(_attributes(attrs).get("name"))
+            tree.open_arg(_attributes(body[:-1] if self_closing else body).get("name"))
         else:
             tree.open_item()
         if self_closing:
@@ -277,15 +382,16 @@ class XmlToolCallParser(FormatParser):
         if frame.children is None and frame.items is None:
             frame.raw = True
 
-    def _take_raw(self, call: _Call, upto: int | None) -> None:
-        """Add the current step's text, up to ``upto``, to the call's raw text."""
-        if upto is not None and self._call is call:
-            data, start = self._step
-            call.raw.append(data[start:upto])
+    def _take_raw(self, call: _Call, data: str | None, upto: int) -> None:
+        """End the open call at ``data[upto]``, adding its text up to there to its raw text."""
+        if data is not None and self._call is call:
+            call.raw.append(data[self._raw_from : upto])
         self._call = None
 
-    def _complete(self, call: _Call, events: list[ParseEvent], upto: int | None = None) -> None:
-        self._take_raw(call, upto)
+    def _complete(
+        self, call: _Call, events: list[ParseEvent], data: str | None = None, upto: int = 0
+    ) -> None:
+        self._take_raw(call, data, upto)
         if call.tree.problems:
             self._fail(call, "; ".join(call.tree.problems), events)
             return
@@ -293,9 +399,10 @@ class XmlToolCallParser(FormatParser):
         events.append(ToolCallCompleted(invocation, call.index))
 
     def _fail(
-        self, call: _Call, message: str, events: list[ParseEvent], upto: int | None = None
+        self, call: _Call, message: str, events: list[ParseEvent], data: str | None = None,
+        upto: int = 0,
     ) -> None:
-        self._take_raw(call, upto)
+        self._take_raw(call, data, upto)
         raw = "".join(call.raw)
         events.append(self.calls.failure(
             f"the call to {call.name!r} is malformed: {message}", raw,

@@ -4,15 +4,44 @@ An allocator belongs to one agent session; two sessions never share one. Allocat
 whatever the model wrote: lone surrogates are hashed as they are (UTF-8 with ``surrogatepass``),
 and arguments JSON cannot print (an integer too long to convert, nesting past the recursion
 limit) hash by the tool name alone; the counter keeps those ids unique.
+
+The canonical text is ``json.dumps(arguments, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False, default=str)``, written by one encoder made once (building an encoder per call
+cost twice the encoding of a small call's arguments).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["InvocationIdAllocator"]
+
+
+def _canonical_encoder() -> Callable[[Any], str]:
+    """``json.dumps`` with the canonical settings, its encoder made once.
+
+    Python's C encoder is used without its circular-reference check: a circular value then fails
+    with RecursionError instead of ValueError, and both mean "not JSON-printable" here. Without the
+    C encoder (another Python), a JSONEncoder made once does the same work.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return json.JSONEncoder(
+            sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        ).encode
+    encode = make(None, str, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+
+    def canonical(value: Any) -> str:
+        return "".join(encode(value, 0))
+
+    return canonical
+
+
+_canonical = _canonical_encoder()
 
 
 class InvocationIdAllocator:
@@ -25,14 +54,18 @@ class InvocationIdAllocator:
     def allocate(self, name: str, arguments: dict[str, Any]) -> str:
         """A new id: ``call_<hash of name and canonical arguments>_<n>``."""
         try:
-            canonical = json.dumps(
-                arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-            )
+            canonical = _canonical(arguments)
         except (ValueError, TypeError, RecursionError):
             canonical = "\x00"  # not JSON-printable; no JSON text is this
         key = f"{name}\x00{canonical}".encode("utf-8", "surrogatepass")
-        digest = hashlib.sha256(key).hexdigest()[:12]
-        return self._unique(f"call_{digest}", start=self._counts.get(f"call_{digest}", 0) + 1)
+        base = "call_" + hashlib.sha256(key).hexdigest()[:12]
+        n = self._counts.get(base, 0) + 1
+        candidate = f"{base}_{n}"
+        if candidate in self._used:  # a model supplied this very id before
+            return self._unique(base, start=n + 1)
+        self._counts[base] = n
+        self._used.add(candidate)
+        return candidate
 
     def claim(self, supplied: str) -> str:
         """Keep an id the model supplied; a repeat within the session gets a suffix."""

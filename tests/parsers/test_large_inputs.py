@@ -58,3 +58,23 @@ def test_a_call_nested_two_hundred_thousand_brackets_deep_is_one_error():
     text = '{"name": "f", "arguments": {"x": ' + "[" * 200_000 + "]" * 200_000 + "}}"
     [error] = parse_tool_calls(text, "json").errors
     assert error.name == "f" and "deeper than" in error.message
+
+
+def test_twenty_thousand_objects_and_twenty_thousand_members_whole_and_streamed():
+    objects = "".join(f'<item><arg name="x">{n}</arg><arg name="y">{n}</arg></item>'
+                      for n in range(20_000))
+    members = "".join(f'<arg name="k{n}">{n}</arg>' for n in range(20_000))
+    text = (f'<tool name="t"><arguments><arg name="xs">{objects}</arg>'
+            f'<arg name="m">{members}</arg></arguments></tool>')
+    expected = [("t", {"xs": [{"x": str(n), "y": str(n)} for n in range(20_000)],
+                       "m": {f"k{n}": str(n) for n in range(20_000)}})]
+    assert calls(parse_tool_calls(text, "xml")) == expected
+    assert calls(parse_in_chunks(text, "xml", [16])) == expected
+
+
+def test_two_thousand_simple_calls_whole_and_streamed():
+    text = "\n".join(f'<tool name="w"><arguments><arg name="p">{n}</arg></arguments></tool>'
+                     for n in range(2_000))
+    expected = [("w", {"p": str(n)}) for n in range(2_000)]
+    assert calls(parse_tool_calls(text, "xml")) == expected
+    assert calls(parse_in_chunks(text, "xml", [16])) == expected

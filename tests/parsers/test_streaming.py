@@ -6,6 +6,7 @@ from autobyteus_like.parsers import (
     ToolCallCompleted,
     ToolCallStarted,
 )
+from tests.parsers.helpers import parse_both_ways
 
 
 def test_a_call_is_emitted_the_moment_its_closing_marker_arrives():
@@ -36,3 +37,14 @@ def test_documented_misuse_errors():
         parser.feed("more")
     with pytest.raises(ValueError, match="unknown tool call format 'yml'"):
         StreamingToolCallParser("yml")
+
+
+@pytest.mark.parametrize("opening", ["<th\u0131nk>", "<thin\u212a>", "<THİNK>"])
+def test_a_marker_spelled_with_characters_case_folding_matches_streams_as_it_reads_whole(opening):
+    # Markers are found case-insensitively by ``re``, which matches dotless ı, İ and the Kelvin
+    # sign to i and k; the held-back tail of a chunk used str.lower(), which does not, so such an
+    # opening was given out as text one character at a time and its block ran as a call.
+    text = (f'a {opening}[{{"name": "f", "args": {{}}}}]</think> '
+            '<execute>[{"name": "g", "args": {}}]</execute>')
+    whole = parse_both_ways(text, "execute")
+    assert [i.name for i in whole.invocations] == ["g"]

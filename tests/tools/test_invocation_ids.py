@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 
 
@@ -31,3 +37,44 @@ def test_arguments_json_cannot_print_still_get_unique_ids():
     assert len(set(allocated)) == 4 and all(i.startswith("call_") for i in allocated)
     assert allocated[2][:-2] != allocated[3][:-2]  # the name still counts
 
+
+
+def dumps_reference(name: str, arguments: dict) -> str:
+    """The id's hash as seed 003's allocator has always written it: sha256 of the name and
+    ``json.dumps`` of the arguments with the canonical settings."""
+    try:
+        canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        canonical = "\x00"
+    key = f"{name}\x00{canonical}".encode("utf-8", "surrogatepass")
+    return "call_" + hashlib.sha256(key).hexdigest()[:12]
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),
+              st.text(alphabet=st.characters(exclude_categories=())),
+              st.just(0).map(lambda _: 10**5000),  # too long for str(), so built lazily
+              st.binary(max_size=3), st.sets(st.integers(), max_size=2)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(max_size=5), arguments=st.dictionaries(st.text(max_size=4), JSONISH,
+                                                           max_size=4))
+def test_ids_are_the_hash_of_the_canonical_json_dumps_as_ever(name, arguments):
+    # The encoder is made once now; the ids must stay exactly what json.dumps gave.
+    ids = InvocationIdAllocator()
+    assert ids.allocate(name, arguments) == dumps_reference(name, arguments) + "_1"
+    assert ids.allocate(name, arguments) == dumps_reference(name, arguments) + "_2"
+
+
+def test_a_circular_value_gets_the_id_of_any_value_json_cannot_print():
+    circular: dict = {}
+    circular["self"] = circular
+    first = InvocationIdAllocator().allocate("f", {"x": circular})
+    assert first == dumps_reference("f", {"x": circular}) + "_1"
+    assert first == InvocationIdAllocator().allocate("f", {"n": 10**5000})
