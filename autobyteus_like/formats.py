@@ -1,28 +1,58 @@
-"""FormatRegistry: pairs each format's formatter with its parser; one per agent or team.
+"""Formats: the one registry. A format is its formatter (how tools are taught and results
+written back) and its parser (how calls are read out of a response), tested as one pair.
 
-A format is its formatter and its parser, tested as one. Adding a format means writing both and
-registering the pair; everything that takes a format name then works with it.
+The built-in formats are listed here once, by where their code lives, and each is imported the
+first time it is used (an agent speaking JSON never loads the XML code). ``FormatRegistry()``
+holds them all and takes more with ``register``; nothing here is global but the table of
+built-in pairs, whose formatters are stateless.
 """
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.formatters.base import ToolFormatter
-from autobyteus_like.formatters.manifest import build_manifest, render_results
-from autobyteus_like.formatters.registry import BUILTIN_FORMATTERS
-from autobyteus_like.parsers.registry import BUILTIN_PARSERS, ParserFactory
-from autobyteus_like.parsers.streaming import StreamingToolCallParser
+from autobyteus_like.parsers.base import ParserFactory
 from autobyteus_like.tool_call_format import ToolCallFormat
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
-from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
-__all__ = ["NATIVE", "FormatRegistry", "ToolFormat"]
+if TYPE_CHECKING:
+    from autobyteus_like.formatters.base import ToolFormatter
+    from autobyteus_like.parsers.streaming import StreamingToolCallParser
+    from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+    from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+    from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+
+__all__ = ["NATIVE", "FormatRegistry", "ParserFactory", "ToolFormat", "builtin_format"]
 
 NATIVE = ToolCallFormat.NATIVE.value
 """Native tool calling: tools in the provider's ``tools`` parameter, calls as structured data."""
+
+_BUILTIN: dict[ToolCallFormat, tuple[str, str, dict[str, Any]]] = {
+    ToolCallFormat.OPENAI: ("openai_formatter:OpenAiFormatter", "json_parser:JsonToolCallParser",
+                            {"format": ToolCallFormat.OPENAI}),
+    ToolCallFormat.GEMINI: ("gemini_formatter:GeminiFormatter", "json_parser:JsonToolCallParser",
+                            {"format": ToolCallFormat.GEMINI}),
+    ToolCallFormat.JSON: ("json_formatter:JsonFormatter", "json_parser:JsonToolCallParser",
+                          {"format": ToolCallFormat.JSON}),
+    ToolCallFormat.XML: ("xml_formatter:XmlFormatter", "xml_parser:XmlToolCallParser", {}),
+    ToolCallFormat.EXECUTE: ("execute_formatter:ExecuteFormatter",
+                             "execute_parser:ExecuteParser", {}),
+    ToolCallFormat.TOOL_CALL: ("tool_call_formatter:ToolCallFormatter",
+                               "tool_call_parser:ToolCallTagParser", {}),
+    ToolCallFormat.NATIVE: ("native_formatter:NativeFormatter",
+                            "text_only_parser:TextOnlyParser", {}),
+}
+"""Each built-in format: its formatter class (in ``formatters``), its parser class (in
+``parsers``) and the parser's keyword arguments."""
+
+
+def _load(package: str, reference: str) -> Any:
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(f"autobyteus_like.{package}.{module}"), name)
 
 
 @dataclass(frozen=True)
@@ -35,30 +65,54 @@ class ToolFormat:
 
     def manifest(self, tools: ToolRegistry | Iterable[ToolLike]) -> str:
         """The tool manifest in this format."""
+        from autobyteus_like.formatters.manifest import build_manifest
+
         return build_manifest(tools, self.formatter)
 
-    def parser(
-        self, tools: ToolRegistry | None = None, ids: InvocationIdAllocator | None = None
-    ) -> StreamingToolCallParser:
+    def parser(self, tools: ToolRegistry | None = None,
+               ids: InvocationIdAllocator | None = None) -> StreamingToolCallParser:
         """A new streaming parser for one response in this format."""
+        from autobyteus_like.parsers.streaming import StreamingToolCallParser
+
         return StreamingToolCallParser(self.name, tools, ids, factory=self.parser_factory)
 
     def results(self, invocations: list[ToolInvocation], results: Iterable[ToolResult]) -> str:
         """A turn's results in this format, in invocation order."""
+        from autobyteus_like.formatters.manifest import render_results
+
         return render_results(invocations, results, self.formatter)
 
 
+_loaded: dict[ToolCallFormat, ToolFormat] = {}
+_loading = threading.Lock()
+
+
+def builtin_format(format: ToolCallFormat | str) -> ToolFormat:
+    """The built-in format of that name (loaded on first use), or a ``ValueError`` listing the
+    known ones."""
+    member = ToolCallFormat.parse(format)
+    found = _loaded.get(member)
+    if found is None:
+        with _loading:
+            found = _loaded.get(member)
+            if found is None:
+                formatter_ref, parser_ref, options = _BUILTIN[member]
+                parser = _load("parsers", parser_ref)
+                found = ToolFormat(member.value, _load("formatters", formatter_ref)(),
+                                   partial(parser, **options) if options else parser)
+                _loaded[member] = found
+    return found
+
+
 class FormatRegistry:
-    """Formats by name. ``FormatRegistry()`` holds the six built-in ones; nothing is global."""
+    """Formats by name: the built-in ones (loaded when first asked for) and any registered;
+    one per agent or team."""
 
     def __init__(self, formats: Iterable[ToolFormat] | None = None) -> None:
-        self._formats: dict[str, ToolFormat] = {}
-        builtins = [
-            ToolFormat(fmt.value, BUILTIN_FORMATTERS[fmt], BUILTIN_PARSERS[fmt])
-            for fmt in ToolCallFormat
-        ]
-        for tool_format in builtins if formats is None else formats:
-            self._formats[tool_format.name] = tool_format
+        self._own: dict[str, ToolFormat] = {}
+        self._builtins = formats is None
+        for tool_format in formats or ():
+            self._own[tool_format.name] = tool_format
 
     def register(
         self, name: str, formatter: ToolFormatter, parser_factory: ParserFactory
@@ -67,24 +121,27 @@ class FormatRegistry:
         if not name or not name.strip():
             raise ValueError("a format needs a name")
         tool_format = ToolFormat(name.strip().lower(), formatter, parser_factory)
-        self._formats[tool_format.name] = tool_format
+        self._own[tool_format.name] = tool_format
         return tool_format
 
     def get(self, name: ToolCallFormat | str) -> ToolFormat:
         """The format of that name, or a ``ValueError`` listing the known ones."""
         key = str(name.value if isinstance(name, ToolCallFormat) else name).strip().lower()
-        try:
-            return self._formats[key]
-        except KeyError:
-            known = ", ".join(self._formats)
-            raise ValueError(f"unknown tool call format {name!r}; known formats: {known}") from None
+        found = self._own.get(key)
+        if found is not None:
+            return found
+        if self._builtins and key in ToolCallFormat._value2member_map_:
+            return builtin_format(key)
+        known = ", ".join(self.names())
+        raise ValueError(f"unknown tool call format {name!r}; known formats: {known}")
 
     def names(self) -> list[str]:
         """Registered format names."""
-        return list(self._formats)
+        builtins = [member.value for member in ToolCallFormat] if self._builtins else []
+        return builtins + [name for name in self._own if name not in builtins]
 
     def __iter__(self) -> Iterator[ToolFormat]:
-        return iter(self._formats.values())
+        return (self.get(name) for name in self.names())
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.strip().lower() in self._formats
+        return isinstance(name, str) and name.strip().lower() in self.names()

@@ -71,3 +71,29 @@ def test_a_registered_pair_works_end_to_end():
     assert (call.name, call.arguments) == ("write_file", {"path": "a", "content": "b"})
     assert line.results([call], [ToolResult.success(call, "ok")]) == "RESULT write_file ok"
     assert FormatRegistry().names().count("line") == 0  # registries are not shared
+
+
+def test_a_format_is_loaded_only_when_used():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from autobyteus_like import Agent, AgentConfig, ScriptedLLM\n"
+            "agent = Agent(AgentConfig(name='a', llm=ScriptedLLM(['hi']), tool_format='json'))\n"
+            "with agent:\n    agent.run('hi', timeout=10)\n"
+            "print(sorted(m for m in sys.modules if m.endswith(('xml_parser', 'xml_formatter',"
+            " 'execute_parser', 'tool_call_parser')) or m.startswith('lxml')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_every_format_name_is_one_registry_entry():
+    from autobyteus_like.formats import FormatRegistry
+    from autobyteus_like.tool_call_format import ToolCallFormat
+
+    registry = FormatRegistry()
+    assert registry.names() == [member.value for member in ToolCallFormat]
+    for member in ToolCallFormat:
+        pair = registry.get(member)
+        assert pair.name == member.value and pair.formatter.format is member

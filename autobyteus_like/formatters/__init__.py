@@ -4,14 +4,13 @@ from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.example_values import example_arguments
 from autobyteus_like.formatters.manifest import (
     build_manifest,
+    formatter_for,
     render_results,
     render_system_prompt,
 )
-from autobyteus_like.formatters.registry import BUILTIN_FORMATTERS, formatter_for
 from autobyteus_like.tool_call_format import format_for_provider
 
 __all__ = [
-    "BUILTIN_FORMATTERS",
     "ToolFormatter",
     "build_manifest",
     "example_arguments",

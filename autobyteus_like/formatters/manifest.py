@@ -9,16 +9,25 @@ from loguru import logger
 
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.example_values import example_arguments
-from autobyteus_like.formatters.registry import formatter_for
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 
-__all__ = ["build_manifest", "render_results", "render_system_prompt"]
+__all__ = ["build_manifest", "formatter_for", "render_results", "render_system_prompt"]
 
 FormatLike = ToolCallFormat | str | ToolFormatter
 _PLACEHOLDER = re.compile(r"\{\{\s*tools\s*\}\}")
+
+
+def formatter_for(format: FormatLike) -> ToolFormatter:
+    """The formatter of a format name (the built-in formats of ``autobyteus_like.formats``,
+    the one registry, loaded on first use), or the formatter itself if one is given."""
+    if isinstance(format, ToolFormatter):
+        return format
+    from autobyteus_like.formats import builtin_format  # the registry sits above formatters
+
+    return builtin_format(format).formatter
 
 
 def _definitions(tools: ToolRegistry | Iterable[ToolLike]) -> list[ToolDefinition]:

@@ -22,7 +22,7 @@ def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
     """``tools`` with ``input_schema`` from the pydantic-made schemas."""
     return [
         {"name": names.wire(tool.name), "description": tool.description,
-         "input_schema": tool.inline_schema()}
+         "input_schema": tool.shared_inline_schema}
         for tool in request.tools
     ]
 

@@ -25,7 +25,7 @@ def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
     """One ``tools`` entry with a function declaration per tool, full JSON Schema kept."""
     return [{"function_declarations": [
         {"name": names.wire(tool.name), "description": tool.description,
-         "parameters_json_schema": tool.inline_schema()}
+         "parameters_json_schema": tool.shared_inline_schema}
         for tool in request.tools
     ]}]
 

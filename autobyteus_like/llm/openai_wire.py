@@ -31,7 +31,7 @@ def encode_tools(request: LLMRequest, names: WireNames) -> list[dict[str, Any]]:
     return [
         {"type": "function", "function": {
             "name": names.wire(tool.name), "description": tool.description,
-            "parameters": tool.inline_schema(),
+            "parameters": tool.shared_inline_schema,
         }}
         for tool in request.tools
     ]

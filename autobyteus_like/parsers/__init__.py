@@ -10,12 +10,10 @@ from autobyteus_like.parsers.events import (
     ToolCallFailed,
     ToolCallStarted,
 )
-from autobyteus_like.parsers.registry import BUILTIN_PARSERS
 from autobyteus_like.parsers.streaming import StreamingToolCallParser, parse_tool_calls
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 
 __all__ = [
-    "BUILTIN_PARSERS",
     "FormatParser",
     "InvocationIdAllocator",
     "ParseErrorInfo",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from autobyteus_like.parsers.call_builder import CallBuilder
 from autobyteus_like.parsers.events import ParseEvent
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["FormatParser"]
+__all__ = ["FormatParser", "ParserFactory"]
 
 
 class FormatParser(ABC):
@@ -28,3 +29,7 @@ class FormatParser(ABC):
     @abstractmethod
     def finish(self) -> list[ParseEvent]:
         """The response ended; return the events that closes (cut-off calls become errors)."""
+
+
+ParserFactory = Callable[[ToolRegistry | None, InvocationIdAllocator], FormatParser]
+"""Makes a format's parser for one response (``FormatParser`` subclasses are such factories)."""

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.base import FormatParser, ParserFactory
 from autobyteus_like.parsers.events import ParseEvent, ParseResult
-from autobyteus_like.parsers.registry import BUILTIN_PARSERS, ParserFactory
 from autobyteus_like.tool_call_format import ToolCallFormat
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry
@@ -43,7 +42,11 @@ class StreamingToolCallParser:
     ) -> None:
         self.format: ToolCallFormat | str = format if factory else ToolCallFormat.parse(format)
         registry = ToolRegistry.of(tools) if tools is not None else None
-        make = factory or BUILTIN_PARSERS[ToolCallFormat.parse(format)]
+        if factory is None:
+            from autobyteus_like.formats import builtin_format  # the registry sits above parsers
+
+            factory = builtin_format(format).parser_factory
+        make = factory
         self._parser: FormatParser = make(registry, ids or InvocationIdAllocator())
         self._feed = self._parser.feed
         self._finished = False

@@ -224,7 +224,7 @@ class XmlToolCallParser(FormatParser):
         schema = self._schemas.get(name, _UNKNOWN)
         if schema is _UNKNOWN:
             tool = self.tools.find(name) if self.tools is not None else None
-            schema = self._schemas[name] = tool.inline_schema() if tool else None
+            schema = self._schemas[name] = tool.shared_inline_schema if tool else None
         return schema  # type: ignore[no-any-return]
 
     # -- inside a call ---------------------------------------------------------------------

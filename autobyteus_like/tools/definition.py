@@ -118,6 +118,12 @@ class ToolDefinition:
         return copy.deepcopy(self._inline_schema)
 
     @property
+    def shared_inline_schema(self) -> dict[str, Any]:
+        """``inline_schema()`` without the copy, for readers on a hot path (parsers, request
+        encoders): shared and cached, so it must not be modified."""
+        return self._inline_schema
+
+    @property
     def argument_schemas(self) -> dict[str, Any]:
         """Each argument's inlined schema, by name. Shared and cached: do not modify it."""
         properties: dict[str, Any] = self._inline_schema.get("properties", {})
