@@ -38,9 +38,9 @@ class ScriptedLLM(LLM):
     ``(low, high)`` pair, random sizes in that range from a generator seeded by ``seed``.
     ``provider`` chooses the default tool format, as a real model of that provider would.
 
-    Which response comes next is the number of responses used so far, or, if more, the number
-    of assistant messages in the request's history: a conversation restored from a session
-    store continues with the reply that follows its history, in any process.
+    Which response comes next is the number of responses used so far; for the first request,
+    the number of assistant messages in its history, so that a conversation restored from a
+    session store continues with the reply that follows its history, in any process.
     """
 
     def __init__(
@@ -70,12 +70,13 @@ class ScriptedLLM(LLM):
             return len(self.responses) - self._used
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
-        answered = sum(1 for message in request.messages if message.role == "assistant")
         with self._lock:
             self.requests.append(request)
-            # The position comes from the history too: a session resumed in a new process
-            # continues with the reply that follows the replies its history already holds.
-            number = max(self._used, answered)
+            number = self._used
+            if not number:
+                # A first request may carry a history (a session resumed in a new process):
+                # the reply that follows the replies it already holds comes next.
+                number = sum(1 for message in request.messages if message.role == "assistant")
             self._used = min(number + 1, len(self.responses))
         if number >= len(self.responses):
             raise ScriptExhaustedError(

@@ -123,6 +123,49 @@ def _loads_keeping_digits(text: str) -> tuple[bool, Any, str]:
         return False, None, str(exc) or type(exc).__name__
 
 
+_JSON_SPACE = " \t\n\r"
+
+
+def _depth_below_limit(value: Any) -> bool:
+    """Whether no container of ``value`` nests ``MAX_NESTING_DEPTH`` deep (walked without
+    recursion; json has just built it, so it is finite)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= MAX_NESTING_DEPTH:
+            return False
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return True
+
+
+def _whole_value(data: str) -> list[JsonSegment] | None:
+    """The segments of a chunk that is one JSON object or array with only whitespace around
+    it, read by json's C parser alone (the common case of a model answering with just a call);
+    None sends the chunk through the tracker, which gives the same segments for such a chunk.
+    One attempt per chunk, linear in it."""
+    end = len(data.rstrip(_JSON_SPACE))
+    start = len(data) - len(data.lstrip(_JSON_SPACE))
+    if end - start < 2 or data[start] not in "[{" or data[end - 1] not in "]}":
+        return None
+    raw = data[start:end]
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):  # not one value, or too much for json: the tracker
+        return None
+    if not isinstance(value, dict | list):
+        return None
+    # Each level takes two brackets, so a short text cannot nest to the limit.
+    if len(raw) >= 2 * MAX_NESTING_DEPTH - 2 and not _depth_below_limit(value):
+        return None
+    out: list[JsonSegment] = [Prose(data[:start])] if start else []
+    out.append(JsonValue(value, raw))
+    if end < len(data):
+        out.append(Prose(data[end:]))
+    return out
+
+
 class JsonTextScanner:
     """Streams text in, JSON values and prose out; ``finish`` closes what the text left open."""
 
@@ -133,6 +176,10 @@ class JsonTextScanner:
 
     def feed(self, data: str) -> list[JsonSegment]:
         """Scan one chunk; return the segments it decided."""
+        if not self._in_candidate:
+            whole = _whole_value(data)
+            if whole is not None:
+                return whole
         out: list[JsonSegment] = []
         i, n = 0, len(data)
         while i < n:

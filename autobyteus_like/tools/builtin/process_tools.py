@@ -38,7 +38,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from autobyteus_like.tools.builtin.process_supervisor import (
     kill_all,
     session_members,
 )
-from autobyteus_like.tools.context import ToolContext
+from autobyteus_like.tools.context import CancelFlag, ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
@@ -149,7 +148,7 @@ class _Outcome:
 
 
 def _read_report(supervisor: subprocess.Popen[bytes], deadline: float,
-                 cancel: threading.Event | None) -> tuple[bytes, bool]:
+                 cancel: CancelFlag | None) -> tuple[bytes, bool]:
     """The supervisor's report, read until it exits; (report, overdue). Cancelling (the call's
     timeout, the agent stopping) closes the supervisor's stdin: it kills everything at once."""
     assert supervisor.stdin is not None and supervisor.stdout is not None
@@ -171,7 +170,7 @@ def _read_report(supervisor: subprocess.Popen[bytes], deadline: float,
 
 def _supervise(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
                max_output: int, out: IO[bytes], err: IO[bytes],
-               cancel: threading.Event | None) -> _Outcome:
+               cancel: CancelFlag | None) -> _Outcome:
     """Run ``argv`` under a supervisor and make sure nothing of it is left afterwards."""
     spec = marshal.dumps({"argv": argv, "env": env, "timeout_s": timeout_s,
                           "max_output": max_output, "stdout_fd": out.fileno(),
@@ -246,7 +245,7 @@ def _check(outcome: _Outcome, argv0: str, timeout_s: float) -> int:
 
 def run_process(argv: list[str], cwd: Path, sandbox: SandboxPolicy, timeout_s: float,
                 extra_env: dict[str, str] | None = None,
-                cancel: threading.Event | None = None) -> dict[str, object]:
+                cancel: CancelFlag | None = None) -> dict[str, object]:
     """Run ``argv`` in ``cwd`` (see the module docstring); return stdout, stderr, exit code,
     duration and a truncation flag."""
     for index, part in enumerate(argv):
