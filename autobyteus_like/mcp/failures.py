@@ -40,6 +40,21 @@ def _one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _validation_summary(exc: BaseException) -> str:
+    """``N problem(s), first: where: what`` for a pydantic ValidationError."""
+    errors_of = getattr(exc, "errors", None)
+    try:
+        errors = errors_of(include_url=False) if callable(errors_of) else []
+    except Exception:
+        errors = []
+    if not errors:
+        return _one_line(str(exc), 200)
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    count = f"{len(errors)} problems, the first" if len(errors) > 1 else "the problem"
+    return _one_line(f"{count}: {where}: {first.get('msg', 'invalid')}", 200)
+
+
 def why(exc: BaseException) -> str:
     """One line saying what ``exc`` means for the server."""
     exc = _leaf(exc)
@@ -59,6 +74,8 @@ def why(exc: BaseException) -> str:
         return "the connection closed (the server exited or hung up)"
     if "ConnectError" in kind or isinstance(exc, ConnectionError):
         return _one_line(f"cannot connect: {exc}" if str(exc) else "cannot connect")
+    if kind == "ValidationError":  # pydantic, on what the server sent
+        return f"the server sent a malformed message: {_validation_summary(exc)}"
     if "HTTPStatusError" in kind:
         return _one_line(f"the server answered HTTP {exc}")
     return _one_line(f"{kind}: {exc}" if str(exc) else kind)
@@ -70,10 +87,11 @@ def _malformed(exc: BaseException) -> bool:
         isinstance(exc, RuntimeError) and "schema" in str(exc).lower())
 
 
-def call_failure(exc: BaseException, tool: str, server: str, last_words: str = "") -> tuple[
-        ToolFailure, bool]:
+def call_failure(exc: BaseException, tool: str, server: str, last_words: str = "",
+                 remote: bool = False) -> tuple[ToolFailure, bool]:
     """The failure the LLM reads for a call that raised ``exc``, and whether the server has
-    gone (so the toolset reconnects before the next call)."""
+    gone (so the toolset starts it again, or reconnects to a ``remote`` one, on the next
+    call)."""
     exc = _leaf(exc)
     code: Any = getattr(exc, "code", None)
     kind = type(exc).__name__
@@ -82,7 +100,7 @@ def call_failure(exc: BaseException, tool: str, server: str, last_words: str = "
         return ToolFailure(
             ErrorCode.INTERNAL,
             f"MCP server {server!r} is not available: {why(exc)} during the call to {tool}"
-            f"{words}; it will be restarted on the next call",
+            f"{words}; it will be {'reconnected' if remote else 'restarted'} on the next call",
             suggestion="call the tool again; if it keeps failing, do without it",
         ), True
     if kind == "MCPError" and code == _REQUEST_TIMEOUT:
@@ -97,9 +115,10 @@ def call_failure(exc: BaseException, tool: str, server: str, last_words: str = "
         return ToolFailure(ErrorCode.NOT_FOUND, f"{tool}: {_one_line(str(exc))}",
                            suggestion="use another tool"), False
     if _malformed(exc):
+        detail = _validation_summary(exc) if kind == "ValidationError" else _one_line(
+            str(exc), 200)
         return ToolFailure(ErrorCode.INTERNAL,
-                           f"MCP server {server!r} sent a malformed result for {tool}: "
-                           f"{_one_line(str(exc), 200)}",
+                           f"MCP server {server!r} sent a malformed result for {tool}: {detail}",
                            suggestion="try another approach; this server's answer is unusable"
                            ), False
     return ToolFailure(ErrorCode.INTERNAL, f"{tool} failed: {why(exc)}",

@@ -103,7 +103,8 @@ def _error_text(blocks: list[Any]) -> str:
 def result_content(result: Any, tool_name: str, max_chars: int) -> Any:
     """The JSON value the LLM is shown for a ``CallToolResult`` (raises ``ToolFailure`` for
     an ``isError`` result)."""
-    blocks = [_block(block) for block in (getattr(result, "content", None) or [])]
+    raw = list(getattr(result, "content", None) or [])
+    blocks = [_block(block) for block in raw]
     if getattr(result, "is_error", False):
         raise ToolFailure(ErrorCode.INTERNAL, f"{tool_name} failed: {_error_text(blocks)}",
                           suggestion="read the error, then fix the arguments or try another "
@@ -111,11 +112,13 @@ def result_content(result: Any, tool_name: str, max_chars: int) -> Any:
     structured = getattr(result, "structured_content", None)
     content: Any
     if structured is not None:
-        if all(isinstance(block, str) for block in blocks):
+        texts = [getattr(block, "type", None) == "text" for block in raw]
+        if all(texts):
             content = structured
         else:
             content = {"structured_content": structured,
-                       "content": [b for b in blocks if not isinstance(b, str)]}
+                       "content": [b for b, is_text in zip(blocks, texts, strict=True)
+                                   if not is_text]}
     elif not blocks:
         content = None
     elif len(blocks) == 1:

@@ -149,7 +149,8 @@ class ToolsetSession:
             except ConfigError as exc:
                 raise ToolFailure(
                     ErrorCode.INTERNAL,
-                    f"MCP server {self.name!r} is not available: it could not be restarted: "
+                    f"MCP server {self.name!r} is not available: it could not be "
+                    f"{'reached' if self.config.kind == 'http' else 'restarted'}: "
                     f"{_reason(exc)}", suggestion="do without this tool for now") from None
             assert self._connection is not None
             return self._connection
@@ -161,7 +162,8 @@ class ToolsetSession:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            failure, gone = call_failure(exc, local, self.name, connection.last_words())
+            failure, gone = call_failure(exc, local, self.name, connection.last_words(),
+                                         remote=self.config.kind == "http")
             if gone:
                 await connection.close()  # the next call starts the server again
             raise failure from None

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -28,6 +29,29 @@ from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, s
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
 SEND_MESSAGE_TOOL = "send_message_to"
+
+
+def _server_name(name: str) -> str:
+    from autobyteus_like.mcp.config import SERVER_NAME  # only for teams that name servers
+
+    if not SERVER_NAME.match(name):
+        raise ValueError("a server's name is the namespace of its tools: letters, digits, '_' "
+                         "or '-', starting with a letter or '_', no dots, at most 48 characters")
+    return name
+
+
+def _server_config(entry: Any) -> Any:
+    """One ``mcp_servers`` entry as an ``MCPServerConfig``; the MCP package is imported only
+    by teams that name servers."""
+    from autobyteus_like.mcp.config import MCPServerConfig
+
+    if isinstance(entry, MCPServerConfig):
+        return entry
+    try:
+        return MCPServerConfig.model_validate(entry)
+    except ValidationError as exc:
+        raise ValueError("; ".join(_describe(error).removeprefix("(top level): ")
+                                   for error in exc.errors())) from None
 
 
 class TeamConfig(BaseModel):
@@ -44,36 +68,12 @@ class TeamConfig(BaseModel):
     members: list[AgentConfig] = Field(min_length=1)
     use_xml_tool_format: bool | None = None
     description: str = ""
-    mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    mcp_servers: dict[Annotated[str, AfterValidator(_server_name)],
+                      Annotated[Any, BeforeValidator(_server_config)]] = Field(
+        default_factory=dict)
     """MCP servers whose tools members may name (``fs.read_file``, or ``fs.*``): name ->
     ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
     The team starts them with itself and stops them with itself."""
-
-    @field_validator("mcp_servers", mode="before")
-    @classmethod
-    def _server_configs(cls, value: Any) -> Any:
-        if not value or not isinstance(value, dict):
-            return value  # pydantic says what is wrong with a non-mapping
-        # The MCP package is imported only by teams that name servers.
-        from autobyteus_like.mcp.config import SERVER_NAME, MCPServerConfig
-
-        servers: dict[str, Any] = {}
-        problems: list[str] = []
-        for name, entry in value.items():
-            if not isinstance(name, str) or not SERVER_NAME.match(name):
-                problems.append(f"{name!r}: a server's name is the namespace of its tools: "
-                                "letters, digits, '_' or '-', no dots, at most 48 characters")
-                continue
-            try:
-                servers[name] = entry if isinstance(entry, MCPServerConfig) else (
-                    MCPServerConfig.model_validate(entry))
-            except ValidationError as exc:
-                problems.extend(f"{name}.{_describe(error)}" if error.get("loc") else
-                                f"{name}: {_describe(error).removeprefix('(top level): ')}"
-                                for error in exc.errors())
-        if problems:
-            raise ValueError("; ".join(problems))
-        return servers
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:

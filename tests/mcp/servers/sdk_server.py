@@ -48,6 +48,18 @@ def add(a: int, b: int) -> int:
 
 
 @server.tool()
+def tally(numbers: list[int]) -> int:
+    """Sum a list of integers."""
+    return sum(numbers)
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header (HTTP transports only)."""
+    return str((ctx.headers or {}).get(name.lower()))
+
+
+@server.tool()
 def weather(city: str) -> Weather:
     """Structured weather for a city."""
     return {"city": city, "celsius": 21.5}
