@@ -142,6 +142,7 @@ def _serve_http(kind: str) -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # connections queue from now on, so clients may connect at once
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.sse_app() if kind == "sse" else server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning")
