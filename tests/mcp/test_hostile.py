@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM, ToolArgumentError
@@ -149,7 +149,7 @@ def test_policy_approval_redaction_and_the_session_log_apply_to_mcp_tools(tmp_pa
 
 
 def test_a_hostile_llm_gets_every_problem_listed_and_huge_arguments_go_through(raw):
-    toolset, log = raw
+    toolset, _ = raw
     ok = tools_of(toolset)["raw.ok"]
     with pytest.raises(ToolArgumentError) as error:
         ok.run({"items": "not a list", "extra": 1})
@@ -164,7 +164,7 @@ def test_a_hostile_llm_gets_every_problem_listed_and_huge_arguments_go_through(r
     assert big == "called read_file"
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.text(max_size=8), st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
