@@ -27,8 +27,12 @@ def test_tools_over_http_with_headers_changes_and_a_server_that_goes(kind):
             process.wait()
             with pytest.raises(ToolFailure) as gone:
                 tools["web.echo"].run({"text": "anyone?"})
+            # Either the call finds the connection broken ("... reconnected on the next
+            # call"), or the end of the server's event stream was seen first and the call
+            # tried to reconnect at once: which one depends on timing, both are clean.
             assert gone.value.message.startswith("MCP server 'web' is not available: ")
-            assert gone.value.message.endswith("reconnected on the next call")
+            assert gone.value.message.endswith(("reconnected on the next call",
+                                                "All connection attempts failed"))
             with pytest.raises(ToolFailure) as unreachable:
                 tools["web.echo"].run({"text": "anyone?"})
             assert unreachable.value.message.startswith(
