@@ -34,6 +34,7 @@ from autobyteus_like.tools.registry import acquire_all
 
 ROUNDS = 9
 CALLS = 300
+"""Calls per measurement, fewer for a slow server (a measurement takes about a second)."""
 
 SERVER = '''
 import socket, sys
@@ -68,21 +69,22 @@ def _everything() -> str | None:
     return str(entry) if entry.is_file() else None
 
 
-async def _rate(call: Callable[[], Awaitable[Any]], parallel: int = 1) -> float:
-    """Calls per second for ``CALLS`` calls, ``parallel`` at a time."""
+async def _rate(call: Callable[[], Awaitable[Any]], calls: int, parallel: int = 1) -> float:
+    """Calls per second for ``calls`` calls, ``parallel`` at a time."""
     started = time.perf_counter()
-    for _ in range(CALLS // parallel):
+    for _ in range(calls // parallel):
         if parallel == 1:
             await call()
         else:
             await asyncio.gather(*(call() for _ in range(parallel)))
-    return (CALLS // parallel) * parallel / (time.perf_counter() - started)
+    return (calls // parallel) * parallel / (time.perf_counter() - started)
 
 
-def _on_toolset_loop(toolset: MCPToolset, call: Callable[[], Awaitable[Any]]) -> float:
+def _on_toolset_loop(toolset: MCPToolset, call: Callable[[], Awaitable[Any]],
+                     calls: int) -> float:
     """The same calls made on the toolset's own loop: the project without the thread hop."""
     session: Any = toolset._session
-    rate: float = session.thread.submit(_rate(call)).result()
+    rate: float = session.thread.submit(_rate(call, calls)).result()
     return rate
 
 
@@ -106,12 +108,13 @@ async def _compare(bare_target: Any, toolset: MCPToolset, tool: str,
         for _ in range(20):  # warm up both paths
             await bare()
             await ours()
+        calls = max(16, min(CALLS, int(await _rate(bare, 16))))
         for _ in range(ROUNDS):
-            rates["bare"].append(await _rate(bare))
-            rates["project"].append(await _rate(ours))
-            rates["no hop"].append(_on_toolset_loop(toolset, ours))
-            rates["bare x8"].append(await _rate(bare, 8))
-            rates["project x8"].append(await _rate(ours, 8))
+            rates["bare"].append(await _rate(bare, calls))
+            rates["project"].append(await _rate(ours, calls))
+            rates["no hop"].append(_on_toolset_loop(toolset, ours, calls))
+            rates["bare x8"].append(await _rate(bare, calls, 8))
+            rates["project x8"].append(await _rate(ours, calls, 8))
     return {way: statistics.median(values) for way, values in rates.items()}
 
 
@@ -194,7 +197,7 @@ def _startup(servers: list[tuple[str, list[str]]]) -> tuple[float, float]:
 def main() -> None:
     python = [sys.executable, "-c", SERVER]
     everything = _everything()
-    print(f"{ROUNDS} alternating rounds of {CALLS} calls each way; medians; calls/s "
+    print(f"{ROUNDS} alternating rounds of up to {CALLS} calls each way; medians; calls/s "
           "(overhead against bare)\n")
     print("| server, transport | bare | project | project, no hop | bare, 8 at a time | "
           "project, 8 at a time | µs/call bare / project |")
