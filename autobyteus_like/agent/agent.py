@@ -84,8 +84,7 @@ class Agent:
             named = ToolRegistry(named)
             for source in self._sources:
                 for definition in source.tools():
-                    if definition.name not in named:
-                        named.add(definition)
+                    named.add(definition)  # a name given twice is an error, not a choice
         tools = self.config.tool_registry(named, pending=frozenset(pending))
         prompt = render_system_prompt(self.config.system_prompt, tools, self.format.formatter)
         return tools, prompt + (_WHY_RULE if self.config.require_why and tools else "")

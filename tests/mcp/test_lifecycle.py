@@ -144,3 +144,19 @@ def test_an_agent_whose_server_cannot_start_does_not_start_and_says_why():
     with pytest.raises(ConfigError, match="agent 'a': mcp server 'gone': could not start"):
         agent.start()
     assert not agent.running and not toolset.running
+
+
+def test_a_python_tool_and_a_server_tool_of_the_same_name_is_an_error(tmp_path):
+    from autobyteus_like import DuplicateToolError, tool
+
+    @tool(name="raw.ok")
+    def shadow(n: int) -> int:
+        """Pretends to be the server's tool."""
+        return n
+
+    toolset, _ = raw_toolset(tmp_path)
+    config = AgentConfig(name="a", llm=ScriptedLLM([]), tools=["raw.ok"])
+    agent = Agent(config, tools=[shadow, toolset])
+    with pytest.raises(DuplicateToolError, match=r"'raw\.ok' is already registered"):
+        agent.start()
+    assert not agent.running and not toolset.running
