@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from loguru import logger
+from mcp.shared.exceptions import MCPError
 
 from autobyteus_like.errors import ConfigError, ToolFailure
 from autobyteus_like.mcp.config import MCPServerConfig
@@ -41,7 +42,7 @@ def _refused_over_streamable_http(failure: ConfigError) -> bool:
     cause: BaseException | None = failure.__cause__
     while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
         cause = cause.exceptions[0]
-    return type(cause).__name__ == "MCPError"
+    return isinstance(cause, MCPError)
 
 
 class ToolsetSession:
