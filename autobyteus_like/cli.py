@@ -1,4 +1,5 @@
-"""The command line: ``autobyteus-like run TEAM.yaml --message ...`` and ``validate``.
+"""The command line: ``autobyteus-like run TEAM.yaml --message ...``, ``validate`` and
+``serve-mcp``.
 
 Exit codes: 0 the run finished (or the config is valid); 1 the run failed or timed out; 2 the
 command, the config or the tools could not be used.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import logging
 import math
 import sys
 import time
@@ -152,14 +154,82 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_sources(team: AgentTeam, source: str) -> None:
+    """Start the team's tool sources (its MCP servers) at once, list each one's tools, resolve
+    every member's tool names against them, stop them; ``ConfigError`` with one line per
+    server that failed (or name nothing provides)."""
+    started = [(tool_source, tool_source.acquire()) for tool_source in team.sources]
+    problems: list[str] = []
+    try:
+        for tool_source, future in started:
+            try:
+                future.result()
+            except ConfigError as exc:
+                problems.extend(exc.problems and [f"{exc.source}: {p}" for p in exc.problems])
+                continue
+            names = [tool.name for tool in tool_source.tools()]
+            print(f"mcp server {tool_source.namespace!r}: {len(names)} tools: "
+                  f"{', '.join(names) or '(none)'}")
+            for left_out in getattr(tool_source, "problems", []):
+                print(f"mcp server {tool_source.namespace!r}: {left_out}")
+        if not problems:
+            for agent in team.agents.values():
+                try:
+                    agent.resolve_tools()
+                except ValueError as exc:
+                    problems.append(str(exc))
+    finally:
+        for tool_source, _ in started:
+            tool_source.release()
+    if problems:
+        raise ConfigError(source, problems)
+
+
 def _validate(args: argparse.Namespace) -> int:
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
-    AgentTeam(config, tools=tools)  # prompts and registries build too
+    team = AgentTeam(config, tools=tools)  # prompts and registries build too
+    if team.sources:
+        _check_sources(team, args.team)
     members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
     return 0
+
+
+def _address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6; port 0 takes a free one) (argparse type)."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, got "
+                                         f"{text!r}")
+    return host, int(port)
+
+
+def _serve_mcp(args: argparse.Namespace) -> int:
+    """Serve the team as an MCP server until the client leaves or a signal arrives."""
+    try:
+        from autobyteus_like.mcp.serve import serve
+        from autobyteus_like.mcp.serve.approval import ApprovalPolicy
+        from autobyteus_like.mcp.serve.team_host import TeamHost
+    except ImportError as exc:
+        raise UsageError(f"serve-mcp needs the MCP SDK ({exc.name} is missing): "
+                         "pip install 'autobyteus-like[mcp]'") from None
+    tools = load_tools(args.tools)
+    config = TeamConfig.from_yaml(args.team, tools=tools)
+    approved = ["*"] if args.yes else list(args.approve or [])
+    host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved))
+    serve(host, http=args.http, members=args.members)
+    return 0
+
+
+def _quiet_libraries(debug: bool) -> None:
+    """The MCP SDK and its HTTP stack log tracebacks through ``logging`` for things this
+    command already reports in one line; they are heard only with ``--debug``."""
+    if not debug:
+        for name in ("mcp", "httpx2", "httpcore2", "uvicorn", "sse_starlette"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -191,6 +261,24 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument("--tools", metavar="FILE.py:NAME", action="append",
                           help="where the tools named in the config come from (repeatable)")
     validate.set_defaults(handler=_validate)
+    serve_mcp = commands.add_parser(
+        "serve-mcp", help="serve a team as an MCP server (stdio, or --http)",
+        description="Serve a team as an MCP server: the tool ask_<team> gives the coordinator "
+                    "a message and returns its answer. Needs autobyteus-like[mcp].")
+    serve_mcp.add_argument("team", help="the team's YAML file")
+    serve_mcp.add_argument("--tools", metavar="FILE.py:NAME", action="append",
+                           help="where the tools named in the config come from (repeatable)")
+    serve_mcp.add_argument("--http", metavar="HOST:PORT", type=_address,
+                           help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                                "(port 0: a free port, printed on stderr)")
+    serve_mcp.add_argument("--members", action="store_true",
+                           help="also offer ask_<member> for each member")
+    serve_mcp.add_argument("--approve", metavar="PATTERN", action="append",
+                           help="approve calls to tools matching this pattern (repeatable); "
+                                "other calls that need approval are denied")
+    serve_mcp.add_argument("--yes", "-y", action="store_true",
+                           help="approve every call that needs approval")
+    serve_mcp.set_defaults(handler=_serve_mcp)
     return parser
 
 
@@ -199,6 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 interrupted). Every expected failure is one located line per problem on stderr;
     ``--debug`` adds the traceback."""
     args = _parser().parse_args(argv)
+    _quiet_libraries(args.debug)
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:
@@ -207,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, UsageError) as exc:
         _report(exc, args.debug)
         if isinstance(exc, ConfigError) and not getattr(args, "tools", None) and any(
-                "unknown tool" in problem for problem in exc.problems):
+                problem.startswith("members[") and "unknown tool" in problem
+                for problem in exc.problems):
             print("hint: the config names tools of your own; pass --tools FILE.py:NAME "
                   "(or module:NAME) that provides them", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pykka
 from loguru import logger
@@ -32,19 +33,20 @@ from autobyteus_like.events import (
     ToolResultReceived,
     UserMessageReceived,
 )
-from autobyteus_like.formats import ToolFormat
+from autobyteus_like.formats import NATIVE, ToolFormat
 from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.registry import HandlerRegistry
 from autobyteus_like.handlers.turn_steps import complete_turn
 from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.parsers.call_builder import CallBuilder
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.redaction import redact_invocation, redact_result
 from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["AgentActor", "AgentStoppedError"]
+__all__ = ["AgentActor", "AgentStoppedError", "ToolsRefreshed"]
 
 _LOGGED = frozenset({ToolCallParsed, ToolResultReceived})
 
@@ -53,6 +55,16 @@ def _carries_calls(kind: type[AgentEvent]) -> bool:
     """Whether events of this type carry a call's arguments or a result (to be redacted)."""
     names = {field.name for field in dataclasses.fields(kind)}
     return "invocation" in names or "result" in names
+
+
+@dataclass(frozen=True)
+class ToolsRefreshed:
+    """New tools and system prompt (a tool source's tools changed). The actor takes them just
+    before the first LLM request of its next turn, so a turn never changes tools midway and
+    one that starts right after another (a waiting message) still gets them."""
+
+    tools: ToolRegistry
+    system_prompt: str
 
 
 class AgentActor(FastInboxActor):
@@ -86,6 +98,7 @@ class AgentActor(FastInboxActor):
                               for tool in tools)
         self._redactable: dict[type[AgentEvent], bool] = {}
         self._handoffs: list[Callable[[], None]] = []
+        self._refreshed: ToolsRefreshed | None = None
         self.ctx = AgentContext(
             config, tools, tool_format, self._stream_llm, self._run_tool, system_prompt,
             wanted=self._wanted,
@@ -113,12 +126,29 @@ class AgentActor(FastInboxActor):
     # competing for the interpreter lock (on one core that ping-pong cost ~20 us a hand-off).
 
     def _stream_llm(self, request_no: int, request: LLMRequest) -> None:
+        turn = self.ctx.turn
+        if self._refreshed is not None and turn is not None and turn.iterations == 1:
+            request = self._take_tools(self._refreshed, request)
         if self._worker is None:
             self._worker = LLMWorker.start(
                 self.ctx.name, self.ctx.config.llm, self._post, self._cancel, self._threads
             )
         worker = self._worker
         self._handoffs.append(lambda: worker.tell(StreamRequest(request_no, request)))
+
+    def _take_tools(self, refreshed: ToolsRefreshed, request: LLMRequest) -> LLMRequest:
+        """Switch to refreshed tools at the start of a turn: the context, the turn's parser
+        and the request about to be sent all take them."""
+        self._refreshed = None
+        ctx = self.ctx
+        assert ctx.turn is not None
+        ctx.tools, ctx.system_prompt = refreshed.tools, refreshed.system_prompt
+        ctx.native_calls = CallBuilder(NATIVE, ctx.tools, ctx.ids)
+        ctx.turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+        self._redacting = any(tool.masked_arguments or tool.result_allowlist is not None
+                              for tool in ctx.tools)
+        return LLMRequest(ctx.system_prompt, request.messages,
+                          tuple(ctx.tools) if ctx.native else ())
 
     def _run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
                   timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
@@ -133,6 +163,8 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
             for event in message:
                 self._process(event)
+        elif isinstance(message, ToolsRefreshed):
+            self._refreshed = message
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
 

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
@@ -14,7 +14,7 @@ from types import TracebackType
 import pykka
 from loguru import logger
 
-from autobyteus_like.agent.actor import AgentActor
+from autobyteus_like.agent.actor import AgentActor, ToolsRefreshed
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import (
     AsyncEventSubscription,
@@ -32,7 +32,13 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.formatters.manifest import render_system_prompt
 from autobyteus_like.handlers import default_handlers
-from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+from autobyteus_like.tools.registry import (
+    ToolLike,
+    ToolRegistry,
+    ToolSource,
+    acquire_all,
+    split_tool_sources,
+)
 
 __all__ = ["Agent"]
 
@@ -46,52 +52,117 @@ class Agent:
     """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
 
     ``tools`` resolves tool names in ``config.tools``; ``formats`` adds custom formats.
+    ``tools`` may include tool sources (``MCPToolset``): the agent starts them with itself,
+    resolves the names (and patterns such as ``fs.*``) against their tools once they run, stops
+    them with itself, and takes their new tools before its next turn when they change.
     """
 
     def __init__(
         self,
         config: AgentConfig,
         *,
-        tools: ToolRegistry | Iterable[ToolLike] | None = None,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
-        self.tools = config.tool_registry(ToolRegistry.of(tools))
+        self._named, self._sources = split_tool_sources(tools)
         self.format = (formats or FormatRegistry()).get(config.resolved_format())
-        prompt = render_system_prompt(config.system_prompt, self.tools, self.format.formatter)
-        self.system_prompt = prompt + (_WHY_RULE if config.require_why and self.tools else "")
+        self.tools, self.system_prompt = self._resolve_tools(
+            pending=[source.namespace for source in self._sources])
+        self._unwatch: list[Callable[[], None]] = []
         self._publisher = EventPublisher()
         self._turn_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._ref: pykka.ActorRef[AgentActor] | None = None
 
+    def _resolve_tools(self, pending: Iterable[str] = ()) -> tuple[ToolRegistry, str]:
+        """The agent's tools (its sources' current tools included) and its system prompt."""
+        named = self._named
+        if self._sources:
+            named = ToolRegistry(named)
+            for source in self._sources:
+                for definition in source.tools():
+                    named.add(definition)  # a name given twice is an error, not a choice
+        tools = self.config.tool_registry(named, pending=frozenset(pending))
+        prompt = render_system_prompt(self.config.system_prompt, tools, self.format.formatter)
+        return tools, prompt + (_WHY_RULE if self.config.require_why and tools else "")
+
+    def resolve_tools(self) -> ToolRegistry:
+        """Resolve the configured tool names against the sources' tools as they are now
+        (``ValueError`` naming a tool or pattern nothing provides); for checking a config."""
+        self.tools, self.system_prompt = self._resolve_tools()
+        return self.tools
+
+    def _tools_changed(self) -> None:
+        """A source's tools changed (called on its thread): the actor takes the new tools
+        before its next turn."""
+        with self._lock:
+            ref = self._ref
+            if ref is None:
+                return
+            try:
+                tools, prompt = self._resolve_tools(
+                    pending=[source.namespace for source in self._sources])
+            except Exception as exc:  # keep the tools it has; say why
+                logger.warning("agent {}: its tools changed but cannot be used: {}",
+                               self.name, exc)
+                return
+            self.tools, self.system_prompt = tools, prompt
+        ref.tell(ToolsRefreshed(tools, prompt))
+
     # -- life cycle --------------------------------------------------------------------------
 
     def start(self) -> Agent:
-        """Start the agent's actor (once); returns the agent."""
+        """Start the agent's actor (once), and its tool sources first; returns the agent.
+        A source that cannot start is a ``ConfigError`` naming it."""
         with self._lock:
             if self._ref is not None:
                 return self
-            llm = self.config.build_llm()  # a described LLM becomes real only now
-            config = self.config if llm is self.config.llm else self.config.model_copy(
-                update={"llm": llm})
-            handlers = default_handlers()
-            for event_type, handler in self.config.handlers.items():
-                handlers.register(event_type, handler)
-            self._ref = AgentActor.start(
-                config, self.tools, self.format, self.system_prompt, handlers,
-                self._publisher, self._threads,
-            )
+            if self._sources:
+                acquire_all(self._sources, f"agent {self.name!r}")
+                try:
+                    self.tools, self.system_prompt = self._resolve_tools()
+                    self._start_actor()
+                except BaseException:
+                    for source in self._sources:
+                        source.release()
+                    raise
+                self._unwatch = [source.watch(self._tools_changed) for source in self._sources]
+            else:
+                self._start_actor()
         return self
 
+    def _start_actor(self) -> None:
+        llm = self.config.build_llm()  # a described LLM becomes real only now
+        config = self.config if llm is self.config.llm else self.config.model_copy(
+            update={"llm": llm})
+        handlers = default_handlers()
+        for event_type, handler in self.config.handlers.items():
+            handlers.register(event_type, handler)
+        self._ref = AgentActor.start(
+            config, self.tools, self.format, self.system_prompt, handlers,
+            self._publisher, self._threads,
+        )
+
     def stop(self, timeout: float = 10) -> None:
-        """Stop promptly: cancel in-flight work, stop every actor, join their threads."""
+        """Stop promptly: cancel in-flight work, stop every actor, join their threads, then
+        stop the tool sources it started."""
         with self._lock:
             ref, self._ref = self._ref, None
+            unwatch, self._unwatch = self._unwatch, []
         if ref is None:
             return
+        try:
+            self._stop_actor(ref, timeout)
+        finally:
+            for stop_watching in unwatch:
+                stop_watching()
+            for source in self._sources:
+                source.release()
+
+    def _stop_actor(self, ref: pykka.ActorRef[AgentActor], timeout: float) -> None:
         ref.stop(block=True, timeout=timeout)
         deadline = time.monotonic() + timeout
         for thread in self._threads:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal
 
@@ -112,17 +113,50 @@ class AgentConfig(BaseModel):
             return self.tool_execution
         return "sequential" if self.resolved_format() == "execute" else "parallel"
 
-    def tool_registry(self, named: ToolRegistry | None = None) -> ToolRegistry:
-        """The agent's tools as a registry, names resolved against ``named``."""
+    def tool_registry(self, named: ToolRegistry | None = None, *,
+                      pending: Collection[str] = ()) -> ToolRegistry:
+        """The agent's tools as a registry, names resolved against ``named``.
+
+        A name may be a shell-style pattern (``fs.*``, ``web.search_?``) taking every tool it
+        matches. A name or pattern under a namespace in ``pending`` (a tool source not
+        started yet: ``fs`` for ``fs.read_file``) that matches nothing is left for later.
+        """
         registry = ToolRegistry()
+
+        def take(definition: ToolDefinition) -> None:
+            if registry.find(definition.name) is not definition:
+                registry.add(definition)  # a different tool of the same name is an error
+
         for item in self.tools:
             if isinstance(item, ToolDefinition):
                 registry.add(item)
+            elif _is_pattern(item):
+                matches = [named.get(name) for name in named.names()
+                           if fnmatchcase(name, item)] if named is not None else []
+                if not matches and not _under(item, pending):
+                    raise ValueError(f"agent {self.name!r}: the pattern {item!r} matches no "
+                                     f"tool; available tools: {_listing(named)}")
+                for definition in matches:
+                    take(definition)
             elif named is not None and item in named:
-                registry.add(named.get(item))
-            else:
-                available = ", ".join(named.names()) if named else "none (no registry given)"
+                take(named.get(item))
+            elif not _under(item, pending):
                 raise ValueError(
-                    f"agent {self.name!r}: unknown tool {item!r}; available tools: {available}"
+                    f"agent {self.name!r}: unknown tool {item!r}; available tools: "
+                    f"{_listing(named)}"
                 )
         return registry
+
+
+def _is_pattern(name: str) -> bool:
+    return any(mark in name for mark in "*?[")
+
+
+def _under(name: str, namespaces: Collection[str]) -> bool:
+    """Whether ``name`` (or pattern) belongs to one of the namespaces (``fs`` for ``fs.x``)."""
+    head, dot, _ = name.partition(".")
+    return bool(dot) and head in namespaces
+
+
+def _listing(named: ToolRegistry | None) -> str:
+    return ", ".join(named.names()) if named else "none (no registry given)"

@@ -1,24 +1,57 @@
 """TeamConfig: a team of agents as data, from Python objects or a YAML file.
 
 Loading a file never runs code from it (``yaml.safe_load``); tools are named and resolved
-against a registry the caller provides.
+against a registry the caller provides, or come from the team's ``mcp_servers``, whose tool
+names are known only once the servers run (``autobyteus-like validate`` starts them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.errors import ConfigError
-from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
 SEND_MESSAGE_TOOL = "send_message_to"
+
+
+def _server_name(name: str) -> str:
+    from autobyteus_like.mcp.config import SERVER_NAME  # only for teams that name servers
+
+    if not SERVER_NAME.match(name):
+        raise ValueError("a server's name is the namespace of its tools: letters, digits, '_' "
+                         "or '-', starting with a letter or '_', no dots, at most 48 characters")
+    return name
+
+
+def _server_config(entry: Any) -> Any:
+    """One ``mcp_servers`` entry as an ``MCPServerConfig``; the MCP package is imported only
+    by teams that name servers."""
+    from autobyteus_like.mcp.config import MCPServerConfig
+
+    if isinstance(entry, MCPServerConfig):
+        return entry
+    try:
+        return MCPServerConfig.model_validate(entry)
+    except ValidationError as exc:
+        raise ValueError("; ".join(_describe(error).removeprefix("(top level): ")
+                                   for error in exc.errors())) from None
 
 
 class TeamConfig(BaseModel):
@@ -35,6 +68,12 @@ class TeamConfig(BaseModel):
     members: list[AgentConfig] = Field(min_length=1)
     use_xml_tool_format: bool | None = None
     description: str = ""
+    mcp_servers: dict[Annotated[str, AfterValidator(_server_name)],
+                      Annotated[Any, BeforeValidator(_server_config)]] = Field(
+        default_factory=dict)
+    """MCP servers whose tools members may name (``fs.read_file``, or ``fs.*``): name ->
+    ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
+    The team starts them with itself and stops them with itself."""
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:
@@ -56,21 +95,34 @@ class TeamConfig(BaseModel):
             return member.model_copy(update={"use_xml_tool_format": False})
         return member
 
-    def tool_problems(self, tools: ToolRegistry | Iterable[ToolLike] | None) -> list[str]:
-        """Every tool name no registry resolves, located as ``members[i].tools[j]``."""
-        known = set(ToolRegistry.of(tools).names()) | {SEND_MESSAGE_TOOL}
+    def tool_problems(self, tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None
+                      ) -> list[str]:
+        """Every tool name or pattern nothing resolves, located as ``members[i].tools[j]``.
+        Names under an MCP server's (or a tool source's) namespace are checked once it runs."""
+        named, sources = split_tool_sources(tools)
+        known = set(named.names()) | {SEND_MESSAGE_TOOL}
+        namespaces = [source.namespace for source in sources] + list(self.mcp_servers)
+        repeated = sorted({n for n in namespaces if namespaces.count(n) > 1})
+        problems = [f"mcp_servers: {name!r} is given twice (in the file and in tools=)"
+                    for name in repeated]
         listing = ", ".join(sorted(known))
-        return [
-            f"members[{i}].tools[{j}]: unknown tool {item!r}; available tools: {listing}"
-            for i, member in enumerate(self.members)
-            for j, item in enumerate(member.tools)
-            if isinstance(item, str) and item not in known
-        ]
+        for i, member in enumerate(self.members):
+            for j, item in enumerate(member.tools):
+                if not isinstance(item, str) or item.partition(".")[0] in namespaces:
+                    continue
+                if any(mark in item for mark in "*?["):
+                    if not any(fnmatchcase(name, item) for name in known):
+                        problems.append(f"members[{i}].tools[{j}]: the pattern {item!r} "
+                                        f"matches no tool; available tools: {listing}")
+                elif item not in known:
+                    problems.append(f"members[{i}].tools[{j}]: unknown tool {item!r}; "
+                                    f"available tools: {listing}")
+        return problems
 
     @classmethod
     def from_data(
         cls, data: Any, *, source: str = "<data>",
-        tools: ToolRegistry | Iterable[ToolLike] | None = None,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
     ) -> TeamConfig:
         """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem."""
         if not isinstance(data, dict):
@@ -87,7 +139,8 @@ class TeamConfig(BaseModel):
 
     @classmethod
     def from_yaml(cls, path: str | Path, *,
-                  tools: ToolRegistry | Iterable[ToolLike] | None = None) -> TeamConfig:
+                  tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None
+                  ) -> TeamConfig:
         """Load a team from a YAML file; every problem names the file and the place in it."""
         from autobyteus_like.team.yaml_source import load_yaml  # PyYAML only for files
 

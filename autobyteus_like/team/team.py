@@ -22,7 +22,13 @@ from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team.messaging import send_message_tool
 from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+from autobyteus_like.tools.registry import (
+    ToolLike,
+    ToolRegistry,
+    ToolSource,
+    acquire_all,
+    split_tool_sources,
+)
 
 __all__ = ["AgentTeam"]
 
@@ -30,19 +36,29 @@ _TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
 
 
 class AgentTeam:
-    """A running team. ``with team:`` starts every member and stops them all."""
+    """A running team. ``with team:`` starts every member and stops them all, and with them
+    the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
+    ``tools``, each started once for the whole team."""
 
     def __init__(
         self,
         config: TeamConfig,
         *,
-        tools: ToolRegistry | Iterable[ToolLike] | None = None,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
     ) -> None:
-        tools = ToolRegistry.of(tools)
-        problems = config.tool_problems(tools)
+        tools, sources = split_tool_sources(tools)
+        problems = config.tool_problems([*tools, *sources])
         if problems:
             raise ConfigError(f"team {config.name!r}", problems)
+        if config.mcp_servers:  # the MCP package only for teams that name servers
+            from autobyteus_like.mcp import MCPToolset
+
+            sources += tuple(MCPToolset(name, server)
+                             for name, server in config.mcp_servers.items())
+        self.sources: tuple[ToolSource, ...] = sources
+        """The tool sources the team starts and stops (its MCP servers)."""
+        self._sources_held = False
         self.config = config
         self.name = config.name
         self._publisher = EventPublisher()
@@ -60,8 +76,8 @@ class AgentTeam:
             registry = ToolRegistry(tools)
             registry.add(send_message_tool(self, member.name))
             self.agents[member.name] = Agent(
-                effective.model_copy(update={"system_prompt": prompt}), tools=registry,
-                formats=formats,
+                effective.model_copy(update={"system_prompt": prompt}),
+                tools=[*registry, *sources], formats=formats,
             )
 
     @classmethod
@@ -69,12 +85,13 @@ class AgentTeam:
         cls,
         path: str | Path,
         *,
-        tools: ToolRegistry | Iterable[ToolLike] | None = None,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
     ) -> AgentTeam:
         """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
-        tools = ToolRegistry.of(tools)
-        return cls(TeamConfig.from_yaml(path, tools=tools), tools=tools, formats=formats)
+        named, sources = split_tool_sources(tools)
+        every = [*named, *sources]
+        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats)
 
     def _roster(self, member: str) -> str:
         lines = []
@@ -89,15 +106,22 @@ class AgentTeam:
     # -- life cycle --------------------------------------------------------------------------
 
     def start(self) -> AgentTeam:
-        """Start every member. If one cannot start, the ones already started are stopped again;
-        an LLM that cannot be built (a missing API key or extra) is a ``ConfigError`` naming
-        the member."""
+        """Start the tool sources (all at once), then every member. If one cannot start, the
+        ones already started are stopped again; a server that cannot start, an LLM that cannot
+        be built (a missing API key or extra) or a tool name no server provides is a
+        ``ConfigError`` naming it."""
+        if self.sources and not self._sources_held:
+            acquire_all(self.sources, f"team {self.name!r}")
+            self._sources_held = True
         starting = ""
         try:
             for agent in self.agents.values():
                 starting = agent.name
                 agent.start()
-        except LLMError as exc:
+        except ConfigError:
+            self.stop()
+            raise
+        except (LLMError, ValueError) as exc:
             self.stop()
             raise ConfigError(f"team {self.name!r}", [f"member {starting!r}: {exc}"]) from exc
         except BaseException:
@@ -110,8 +134,14 @@ class AgentTeam:
         with self._lock:
             self._stopping = True
             self._stopped_busy = self._in_flight > 0
-        for agent in self.agents.values():
-            agent.stop()
+        try:
+            for agent in self.agents.values():
+                agent.stop()
+        finally:
+            if self._sources_held:
+                self._sources_held = False
+                for source in self.sources:
+                    source.release()
         self._publisher.close()
         with self._lock:
             self._lock.notify_all()
@@ -227,10 +257,11 @@ class AgentTeam:
             raise error
         return answer
 
-    def events(self) -> EventSubscription:
+    def events(self, into: EventSubscription | None = None) -> EventSubscription:
         """Every member's events and the team's own, merged as they happen, each naming its
-        agent; ends when the team stops."""
-        subscription = self._publisher.subscribe()
+        agent; ends when the team stops. ``into``: an existing subscription to feed (an
+        ``AsyncEventSubscription`` for asyncio code)."""
+        subscription = self._publisher.subscribe(into)
         for agent in self.agents.values():
             agent.events(into=subscription)
         return subscription

@@ -1,17 +1,87 @@
-"""ToolRegistry: an ordinary object holding tool definitions by name, in registration order."""
+"""ToolRegistry: an ordinary object holding tool definitions by name, in registration order.
+
+Tools may also come from a ``ToolSource`` (an MCP server's toolset): something that runs, is
+started by the agent or team that uses it, and whose tools can change while it runs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
+from typing import Any, Protocol, runtime_checkable
 
-from autobyteus_like.errors import DuplicateToolError, ToolDeclarationError, UnknownToolError
+from autobyteus_like.errors import (
+    ConfigError,
+    DuplicateToolError,
+    ToolDeclarationError,
+    UnknownToolError,
+)
 from autobyteus_like.tools.base_tool import BaseTool
 from autobyteus_like.tools.definition import ToolDefinition
 
-__all__ = ["ToolLike", "ToolRegistry", "as_definition"]
+__all__ = ["ToolLike", "ToolRegistry", "ToolSource", "acquire_all", "as_definition",
+           "split_tool_sources"]
 
 ToolLike = ToolDefinition | BaseTool | type[BaseTool]
+
+
+@runtime_checkable
+class ToolSource(Protocol):
+    """Tools served by something that runs, such as an MCP server (``MCPToolset``).
+
+    ``acquire`` takes it into use: the first one starts it, and the future completes once its
+    tools are known (or fails with a ``ConfigError`` saying why it could not start).
+    ``release`` ends one use and the last one stops it; every ``acquire`` is matched by one
+    ``release``, even one whose start failed. ``tools()`` are the current tools, each named
+    ``<namespace>.<tool>``; ``watch(callback)`` calls back, from any thread, when they change,
+    and returns the function that stops watching.
+    """
+
+    @property
+    def namespace(self) -> str: ...
+
+    def acquire(self) -> Future[None]: ...
+
+    def release(self) -> None: ...
+
+    def tools(self) -> list[ToolDefinition]: ...
+
+    def watch(self, callback: Callable[[], None]) -> Callable[[], None]: ...
+
+
+def split_tool_sources(
+    items: ToolRegistry | Iterable[ToolLike | ToolSource] | ToolSource | None,
+) -> tuple[ToolRegistry, tuple[ToolSource, ...]]:
+    """Separate tool sources from plain tools: ``tools=[add, fs_toolset]``."""
+    if items is None or isinstance(items, ToolRegistry):
+        return ToolRegistry.of(items), ()
+    if isinstance(items, ToolSource):
+        return ToolRegistry(), (items,)
+    if isinstance(items, str | bytes | dict) or not isinstance(items, Iterable):
+        raise ToolDeclarationError(
+            f"expected a ToolRegistry or an iterable of tools, got {type(items).__name__}")
+    items = list(items)
+    sources = tuple(item for item in items if isinstance(item, ToolSource))
+    return ToolRegistry([item for item in items if not isinstance(item, ToolSource)]), sources
+
+
+def acquire_all(sources: Iterable[ToolSource], what: str) -> None:
+    """Start every source at once and wait for all; if any fails, release them all and raise
+    one ``ConfigError`` for ``what`` with a line per failure."""
+    sources = list(sources)
+    futures = [source.acquire() for source in sources]
+    problems: list[str] = []
+    for source, future in zip(sources, futures, strict=True):
+        try:
+            future.result()
+        except ConfigError as exc:
+            problems.extend(str(exc).splitlines())
+        except Exception as exc:
+            problems.append(f"{source.namespace}: {type(exc).__name__}: {exc}")
+    if problems:
+        for source in sources:
+            source.release()
+        raise ConfigError(what, problems)
 
 
 def as_definition(item: Any) -> ToolDefinition:
@@ -22,6 +92,10 @@ def as_definition(item: Any) -> ToolDefinition:
         return item.definition()
     if isinstance(item, type) and issubclass(item, BaseTool):
         return item().definition()
+    if isinstance(item, ToolSource):
+        raise ToolDeclarationError(
+            f"{item!r} is a tool source, not a tool: pass it in an Agent's or AgentTeam's "
+            "tools=..., which start it and take its tools")
     if callable(item):
         raise ToolDeclarationError(
             f"{getattr(item, '__name__', item)!r} is a plain callable; decorate it with @tool first"

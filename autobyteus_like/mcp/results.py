@@ -1,0 +1,128 @@
+"""What an MCP ``CallToolResult`` becomes for the LLM: a JSON value, or a ``ToolFailure``.
+
+* text blocks become strings; structured content becomes the JSON object it is (the text copy
+  servers add "for backwards compatibility" is dropped rather than shown twice);
+* images and audio become a placeholder naming the MIME type and size: agents here give their
+  model text (the provider wire formats carry no image parts for tool results yet);
+* embedded resources become ``{"type": "resource", "uri", "mime_type", "text"}`` (a binary one,
+  a placeholder for its bytes); resource links keep their URI, name and MIME type;
+* a result longer than ``max_chars`` (as text, or as JSON) is cut, with a note saying so;
+* ``isError`` results raise ``ToolFailure`` carrying the server's text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from autobyteus_like.errors import ToolFailure
+from autobyteus_like.tools.invocation import ErrorCode
+
+__all__ = ["result_content"]
+
+_MAX_ERROR_CHARS = 2_000
+
+
+def _decoded_size(data: Any) -> int:
+    """Bytes in a base64 payload (an unreadable one is counted as its text length)."""
+    if not isinstance(data, str):
+        return 0
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return len(data)
+
+
+def _media(kind: str, block: Any) -> str:
+    mime = getattr(block, "mime_type", None) or "unknown type"
+    size = _decoded_size(getattr(block, "data", None))
+    return f"[{kind} {mime}, {size} bytes: not shown, this agent gives its model text only]"
+
+
+def _resource(block: Any) -> dict[str, Any]:
+    contents = getattr(block, "resource", None)
+    shown: dict[str, Any] = {"type": "resource", "uri": str(getattr(contents, "uri", ""))}
+    mime = getattr(contents, "mime_type", None)
+    if mime:
+        shown["mime_type"] = mime
+    text = getattr(contents, "text", None)
+    if isinstance(text, str):
+        shown["text"] = text
+    else:
+        size = _decoded_size(getattr(contents, "blob", None))
+        shown["text"] = f"[binary resource {mime or 'of unknown type'}, {size} bytes: not shown]"
+    return shown
+
+
+def _link(block: Any) -> dict[str, Any]:
+    shown: dict[str, Any] = {"type": "resource_link", "uri": str(getattr(block, "uri", ""))}
+    for field in ("name", "title", "description", "mime_type"):
+        value = getattr(block, field, None)
+        if value:
+            shown[field] = value
+    return shown
+
+
+def _block(block: Any) -> Any:
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return str(getattr(block, "text", ""))
+    if kind in ("image", "audio"):
+        return _media(kind, block)
+    if kind == "resource":
+        return _resource(block)
+    if kind == "resource_link":
+        return _link(block)
+    return f"[content of type {kind!r}: not shown]"
+
+
+def _cut(content: Any, max_chars: int) -> Any:
+    """The content, or its text (JSON for anything but a string) cut to ``max_chars``."""
+    if isinstance(content, str):
+        text = content
+    else:
+        try:
+            text = json.dumps(content, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            return "[the result could not be shown: it is not plain JSON]"
+    if len(text) <= max_chars:
+        return content
+    return (f"{text[:max_chars]}\n[cut: the result is {len(text)} characters long; "
+            f"the first {max_chars} are shown]")
+
+
+def _error_text(blocks: list[Any]) -> str:
+    text = " ".join(b if isinstance(b, str) else json.dumps(b) for b in blocks).strip()
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[:_MAX_ERROR_CHARS] + f"... [{len(text)} characters in all]"
+    return text or "the server gave no reason"
+
+
+def result_content(result: Any, tool_name: str, max_chars: int) -> Any:
+    """The JSON value the LLM is shown for a ``CallToolResult`` (raises ``ToolFailure`` for
+    an ``isError`` result)."""
+    raw = list(getattr(result, "content", None) or [])
+    blocks = [_block(block) for block in raw]
+    if getattr(result, "is_error", False):
+        raise ToolFailure(ErrorCode.INTERNAL, f"{tool_name} failed: {_error_text(blocks)}",
+                          suggestion="read the error, then fix the arguments or try another "
+                                     "approach")
+    structured = getattr(result, "structured_content", None)
+    content: Any
+    if structured is not None:
+        texts = [getattr(block, "type", None) == "text" for block in raw]
+        if all(texts):
+            content = structured
+        else:
+            content = {"structured_content": structured,
+                       "content": [b for b, is_text in zip(blocks, texts, strict=True)
+                                   if not is_text]}
+    elif not blocks:
+        content = None
+    elif len(blocks) == 1:
+        content = blocks[0]
+    else:
+        content = blocks
+    return _cut(content, max_chars)

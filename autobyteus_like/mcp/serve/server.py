@@ -1,0 +1,122 @@
+"""The MCP server in front of a team: ``ask_<team>`` (and, on request, ``ask_<member>``) as
+tools of the official SDK's ``MCPServer``, served over stdio or streamable HTTP.
+
+While the team works, each event worth telling becomes an MCP progress notification (sent when
+the client asked for progress); a client that cancels its request stops the turn; a failed
+turn is an ``isError`` result saying why.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import sys
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.mcp.serve.progress import describe
+from autobyteus_like.mcp.serve.team_host import TeamHost
+
+__all__ = ["build_server", "serve", "tool_name"]
+
+_ILLEGAL = re.compile(r"[^A-Za-z0-9_.\-]")
+
+Message = Annotated[str, Field(description="What to ask, in plain words.")]
+
+
+def tool_name(name: str) -> str:
+    """``ask_<name>``, legal as an MCP tool name (letters, digits, ``_``, ``.``, ``-``)."""
+    return f"ask_{_ILLEGAL.sub('_', name)}"[:128]
+
+
+def _ask_tool(host: TeamHost, member: str | None) -> Any:
+    async def ask(message: Message, ctx: Context) -> str:
+        steps = 0
+
+        async def report(event: AgentEvent) -> None:
+            nonlocal steps
+            line = describe(event)
+            if line is not None:
+                steps += 1
+                await ctx.report_progress(steps, None, line)
+
+        try:
+            return await host.ask(message, member, report)
+        except (AgentTurnError, AgentStoppedError) as exc:
+            raise ToolError(str(exc)) from None
+
+    return ask
+
+
+def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
+    """An ``MCPServer`` whose tools ask the team (and, with ``members``, each member)."""
+    config = host.config
+    roster = ", ".join(f"{m.name} ({m.role})" if m.role else m.name for m in config.members)
+    server: MCPServer = MCPServer(config.name, instructions=config.description or None,
+                                  log_level="WARNING")
+    team_tool = tool_name(config.name)
+    server.add_tool(
+        _ask_tool(host, None), name=team_tool, structured_output=False,
+        description=(f"Ask the team {config.name!r}"
+                     + (f" ({config.description})" if config.description else "")
+                     + f" and get its coordinator's final answer. Members: {roster}."))
+    if members:
+        for member in config.members:
+            name = tool_name(member.name)
+            if name == team_tool:
+                name = f"{name}_member"
+            server.add_tool(
+                _ask_tool(host, member.name), name=name, structured_output=False,
+                description=f"Ask {member.name}, a member of the team {config.name!r}"
+                            + (f" ({member.role})" if member.role else "")
+                            + ", and get its answer.")
+    return server
+
+
+async def _until_signalled(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+async def _serve_http(server: MCPServer, host: str, port: int) -> None:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    print(f"serving team {server.name!r} over MCP at http://{host}:{bound}/mcp",
+          file=sys.stderr, flush=True)
+    app = server.streamable_http_app(host=host)
+    await uvicorn.Server(uvicorn.Config(app, log_level="warning")).serve(sockets=[sock])
+
+
+def serve(host: TeamHost, *, http: tuple[str, int] | None = None, members: bool = False) -> None:
+    """Start the team, serve it until the client leaves (stdio), or a signal, then stop the
+    team and its MCP servers."""
+    server = build_server(host, members=members)
+    host.start()
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_until_signalled, group.cancel_scope)
+            if http is None:
+                await server.run_stdio_async()
+            else:
+                await _serve_http(server, *http)
+            group.cancel_scope.cancel()
+
+    try:
+        anyio.run(run)
+    finally:
+        host.stop()

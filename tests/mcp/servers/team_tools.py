@@ -1,0 +1,30 @@
+"""Tools for the teams served over MCP in the tests (``--tools team_tools.py:TOOLS``)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from autobyteus_like import tool
+
+
+@tool
+async def wait(seconds: float, marker: str) -> str:
+    """Wait; writes 'started' to the marker file, then 'cancelled' if the call is cancelled."""
+    Path(marker).write_text("started")
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        Path(marker).write_text("cancelled")
+        raise
+    return "waited"
+
+
+@tool(requires_approval=True)
+def purge(marker: str) -> str:
+    """Write 'purged' to the marker file (a call that needs approval)."""
+    Path(marker).write_text("purged")
+    return "purged"
+
+
+TOOLS = [wait, purge]

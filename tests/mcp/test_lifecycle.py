@@ -1,0 +1,162 @@
+"""A server lives as long as its users: started once, stopped with the last, every process it
+started gone; a crash or a timeout costs one clean result, and the next call works again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM
+from autobyteus_like.mcp import MCPToolset
+from autobyteus_like.tools.invocation import ErrorCode
+from tests.mcp.helpers import RAW_SERVER, alive, children_of, sdk_stdio, wait_until
+
+
+def raw_toolset(tmp_path, **options) -> tuple[MCPToolset, object]:
+    log = tmp_path / "raw.log"
+    return MCPToolset.stdio(sys.executable, [RAW_SERVER], name="raw",
+                            env={"RAW_SERVER_LOG": str(log)}, **options), log
+
+
+def call(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def test_the_server_and_everything_it_started_are_gone_after_stop(tmp_path):
+    command, args = sdk_stdio()
+    toolset = MCPToolset.stdio(command, args, name="fx")
+    before = set(children_of(os.getpid()))
+    with toolset:
+        [server] = set(children_of(os.getpid())) - before
+        spawn = {tool.name: tool for tool in toolset.tools()}["fx.spawn"]
+        child, daemon = spawn.run({})["result"]
+        assert alive(server) and alive(child) and alive(daemon)
+    # Stopping waits for the kills: nothing to poll for.
+    assert not alive(server) and not alive(child) and not alive(daemon)
+    assert set(children_of(os.getpid())) == before
+
+
+def test_a_timeout_sends_the_server_an_mcp_cancellation(tmp_path):
+    marker = tmp_path / "marker"
+    command, args = sdk_stdio()
+    llm = ScriptedLLM([call("fx.slow", seconds=60, marker=str(marker)), "gave up"])
+    config = AgentConfig(name="a", llm=llm, tools=["fx.slow"], tool_format="json",
+                         tool_timeout_s=1.0)
+    toolset = MCPToolset.stdio(command, args, name="fx")
+    with Agent(config, tools=[toolset]) as agent:
+        started = time.monotonic()
+        assert agent.run("wait", timeout=30) == "gave up"
+        assert time.monotonic() - started < 10
+        # The server writes the marker when the cancellation reaches its handler.
+        assert wait_until(lambda: marker.read_text() == "cancelled")
+    result = llm.requests[1].messages[-1].content
+    assert "TIMEOUT" in result and "fx.slow did not finish within 1 s" in result
+
+
+def test_a_crash_mid_call_is_one_clean_result_and_the_next_call_restarts_it(tmp_path):
+    toolset, log = raw_toolset(tmp_path)
+    llm = ScriptedLLM([call("raw.die"), call("raw.ok", n=1), "recovered"])
+    config = AgentConfig(name="a", llm=llm, tools=["raw.*"], tool_format="json")
+    with Agent(config, tools=[toolset]) as agent:
+        assert agent.run("go", timeout=30) == "recovered"
+    died, then = (llm.requests[i].messages[-1].content for i in (1, 2))
+    assert ErrorCode.INTERNAL in died and (
+        "MCP server 'raw' is not available: the connection closed (the server exited or hung "
+        "up) during the call to raw.die; it will be restarted on the next call") in died
+    assert 'ok {\\"n\\": 1}' in then
+    assert log.read_text().splitlines().count("initialize ") == 2
+
+
+def test_a_server_that_died_while_idle_is_restarted_by_the_next_call(tmp_path):
+    toolset, log = raw_toolset(tmp_path)
+    before = set(children_of(os.getpid()))
+    with toolset:
+        [server] = set(children_of(os.getpid())) - before
+        os.kill(server, signal.SIGKILL)
+        # Nothing public signals that the toolset saw the end of its stream; watch for it.
+        assert wait_until(lambda: not toolset._session._connection.alive)
+        ok = {tool.name: tool for tool in toolset.tools()}["raw.ok"]
+        assert ok.run({"n": 2}) == 'ok {"n": 2}'
+    assert log.read_text().splitlines().count("initialize ") == 2
+
+
+def test_a_server_is_started_once_for_all_its_users_and_stopped_with_the_last(tmp_path):
+    toolset, log = raw_toolset(tmp_path)
+    configs = [AgentConfig(name=name, llm=ScriptedLLM([call("raw.ok", n=i), "done"]),
+                           tools=["raw.ok"], tool_format="json") for i, name in enumerate("ab")]
+    first, second = (Agent(config, tools=[toolset]) for config in configs)
+    with first:
+        with second:
+            assert first.run("go", timeout=20) == second.run("go", timeout=20) == "done"
+        assert toolset.running
+    assert not toolset.running
+    assert log.read_text().splitlines().count("initialize ") == 1
+
+
+def test_parallel_calls_share_the_server_and_come_back_in_order(tmp_path):
+    toolset, _ = raw_toolset(tmp_path)
+    calls = json.dumps([{"name": "raw.ok", "arguments": {"n": i}} for i in range(8)])
+    llm = ScriptedLLM([calls, "done"])
+    config = AgentConfig(name="a", llm=llm, tools=["raw.ok"], tool_format="json")
+    with Agent(config, tools=[toolset]) as agent:
+        assert agent.run("go", timeout=20) == "done"
+    results = llm.requests[1].messages[-1].content
+    positions = [results.index(f'ok {{\\"n\\": {i}}}') for i in range(8)]
+    assert positions == sorted(positions)
+
+
+@pytest.mark.parametrize(("command", "args", "options", "expected"), [
+    ("no-such-mcp-server", [], {}, "cannot run 'no-such-mcp-server': no such file or directory"),
+    (sys.executable, ["-c", "import sys; print('bad config: missing key', file=sys.stderr); "
+                            "sys.exit(1)"], {},
+     "the connection closed (the server exited or hung up); its last words on stderr: "
+     "bad config: missing key"),
+    (sys.executable, ["-c", "import sys; sys.stdin.read()"], {"startup_timeout_s": 0.5},
+     "no answer within 0.5 s"),
+])
+def test_a_server_that_cannot_start_is_one_line_naming_it(command, args, options, expected):
+    toolset = MCPToolset.stdio(command, args, name="broken", **options)
+    with pytest.raises(ConfigError) as error:
+        toolset.start()
+    [line] = str(error.value).splitlines()
+    assert line.startswith("mcp server 'broken': could not start (command: ")
+    assert line.endswith(expected)
+    assert not toolset.running
+
+
+def test_an_unreachable_http_server_is_one_line_too():
+    with pytest.raises(ConfigError) as error:
+        MCPToolset.http("http://127.0.0.1:1/mcp", name="web").start()
+    [line] = str(error.value).splitlines()
+    assert line.startswith("mcp server 'web': could not start (url: http://127.0.0.1:1/mcp): "
+                           "cannot connect")
+
+
+def test_an_agent_whose_server_cannot_start_does_not_start_and_says_why():
+    toolset = MCPToolset.stdio("no-such-mcp-server", name="gone")
+    config = AgentConfig(name="a", llm=ScriptedLLM([]), tools=["gone.*"])
+    agent = Agent(config, tools=[toolset])
+    with pytest.raises(ConfigError, match="agent 'a': mcp server 'gone': could not start"):
+        agent.start()
+    assert not agent.running and not toolset.running
+
+
+def test_a_python_tool_and_a_server_tool_of_the_same_name_is_an_error(tmp_path):
+    from autobyteus_like import DuplicateToolError, tool
+
+    @tool(name="raw.ok")
+    def shadow(n: int) -> int:
+        """Pretends to be the server's tool."""
+        return n
+
+    toolset, _ = raw_toolset(tmp_path)
+    config = AgentConfig(name="a", llm=ScriptedLLM([]), tools=["raw.ok"])
+    agent = Agent(config, tools=[shadow, toolset])
+    with pytest.raises(DuplicateToolError, match=r"'raw\.ok' is already registered"):
+        agent.start()
+    assert not agent.running and not toolset.running

@@ -1,0 +1,110 @@
+"""``autobyteus-like serve-mcp``: the official SDK's client talks to a served team over stdio
+and streamable HTTP; progress notifications carry the team's events, a cancelled request stops
+the turn, approvals follow the server's policy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from tests.mcp.helpers import SERVERS
+
+TOOLS = f"{SERVERS / 'team_tools.py'}:TOOLS"
+
+
+def team_file(tmp_path: Path, responses: list[str]) -> Path:
+    path = tmp_path / "team.yaml"
+    path.write_text(json.dumps({
+        "name": "helpers", "coordinator": "lead", "description": "answers questions",
+        "members": [{"name": "lead", "role": "answers", "tool_format": "json",
+                     "llm": {"provider": "scripted", "responses": responses},
+                     "tools": ["wait", "purge"], "auto_execute_tools": False,
+                     "approval_policy": "marked"},
+                    {"name": "helper", "llm": {"provider": "scripted", "responses": ["hi"]}}],
+    }))
+    return path
+
+
+def call(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+async def file_says(path: Path, text: str, timeout: float = 10) -> bool:
+    """Poll a file another process writes (nothing signals it) until it holds ``text``."""
+    with anyio.move_on_after(timeout):
+        while not (path.exists() and path.read_text() == text):
+            await anyio.sleep(0.02)
+        return True
+    return False
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "autobyteus_like.cli", "serve-mcp", *args, "--tools", TOOLS]
+
+
+def test_over_stdio_progress_denied_approval_and_cancellation(tmp_path):
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, [call("purge", marker=str(marker)), "Purge refused.",
+                                call("wait", seconds=60, marker=str(marker)), "Back again."])
+    command, *args = serve_command(str(team), "--members")
+    progress: list[str] = []
+
+    async def client() -> None:
+        async with Client(StdioServerParameters(command=command, args=args)) as mcp:
+            listed = {tool.name: tool for tool in (await mcp.list_tools()).tools}
+            assert set(listed) == {"ask_helpers", "ask_lead", "ask_helper"}
+            assert listed["ask_helpers"].input_schema["required"] == ["message"]
+            assert "Members: lead (answers), helper" in str(listed["ask_helpers"].description)
+
+            async def note(done: float, total: float | None, message: str | None) -> None:
+                progress.append(str(message))
+
+            refused = await mcp.call_tool("ask_helpers", {"message": "purge it"},
+                                          progress_callback=note)
+            assert not refused.is_error and refused.content[0].text == "Purge refused."
+            async with anyio.create_task_group() as group:
+                group.start_soon(mcp.call_tool, "ask_helpers", {"message": "wait"})
+                assert await file_says(marker, "started")  # the tool runs in the server
+                group.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+            assert await file_says(marker, "cancelled")
+            again = await mcp.call_tool("ask_helpers", {"message": "still there?"})
+            assert again.content[0].text == "Back again."
+            member = await mcp.call_tool("ask_helper", {"message": "hello"})
+            assert member.content[0].text == "hi"
+
+    anyio.run(client)
+    assert not (marker.exists() and marker.read_text() == "purged")
+    assert progress[:3] == ["user -> lead: purge it", "lead is thinking (step 1)",
+                            "lead asks to run purge"]
+    assert "lead: purge failed (DENIED)" in progress
+    assert progress[-1] == "lead answered: Purge refused."
+
+
+def test_over_streamable_http_with_an_approval_policy(tmp_path):
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, [call("purge", marker=str(marker)), "Purged."])
+    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0",
+                                              "--approve", "pur*")],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline() if server.stderr else ""
+        assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
+        url = line.split(" at ")[1].strip()
+
+        async def client() -> str:
+            async with Client(url) as mcp:
+                result = await mcp.call_tool("ask_helpers", {"message": "purge it"})
+                return str(result.content[0].text)
+
+        assert anyio.run(client) == "Purged."
+        assert marker.read_text() == "purged"
+    finally:
+        server.terminate()  # SIGTERM: the server stops its team and exits
+        assert server.wait(timeout=20) == 0
+        if server.stderr:
+            server.stderr.close()
