@@ -4,12 +4,13 @@
     AUTOBYTEUS_MCP_NPM_DIR=DIR python benchmarks/mcp_benchmark.py   # + the npm reference server
 
 "bare" is ``await client.call_tool(...)`` on the SDK's ``Client`` in the caller's own event
-loop. "project" is ``await tool.arun(arguments)`` on the ``ToolDefinition`` an ``MCPToolset``
-made of the same tool: validation against the server's schema, the hop to the toolset's loop
-thread and back, the result made into what the LLM is shown; it is what an agent's tool
-runner awaits for each call. "no hop" is the same ``arun`` awaited on the toolset's own loop
-(what the hop costs); "8 at a time" runs calls concurrently, as an agent runs a response's
-parallel calls. Both call one echo tool sequentially, against servers started
+loop. "project" is what an agent does for each call to the ``ToolDefinition`` an
+``MCPToolset`` made of the same tool: its ``ToolRunner`` is handed the call from the agent's
+thread, starts it on the toolset's loop, and the result event comes back to that thread;
+on the way, validation against the server's schema and the result made into what the LLM is
+shown. "no hop" is ``await tool.arun(arguments)`` on the toolset's own loop (the project's
+work without any thread hand-off); "8 at a time" runs calls concurrently, as an agent runs a
+response's parallel calls. Both call one echo tool sequentially, against servers started
 from the same program (over stdio each client has its own process; over HTTP both share one);
 rounds alternate between the two so that drift on a shared machine hits both alike. The server
 set start-up is the time from ``acquire`` to every server's tools being listed, for servers
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import queue
 import socket
 import statistics
 import subprocess
@@ -29,8 +31,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from autobyteus_like.agent.tool_runner import ToolRunner
+from autobyteus_like.events import AgentEvent
 from autobyteus_like.mcp import MCPToolset
+from autobyteus_like.tools.context import ToolContext
+from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.registry import acquire_all
+from autobyteus_like.tools.sandbox import SandboxPolicy
 
 ROUNDS = 9
 CALLS = 300
@@ -80,6 +88,38 @@ async def _rate(call: Callable[[], Awaitable[Any]], calls: int, parallel: int = 
     return (calls // parallel) * parallel / (time.perf_counter() - started)
 
 
+class _AgentSide:
+    """An agent's tool runner, driven the way the agent's actor drives it: submit from this
+    thread, block until the result event arrives."""
+
+    def __init__(self, definition: ToolDefinition, arguments: dict[str, Any]) -> None:
+        self._results: queue.SimpleQueue[AgentEvent] = queue.SimpleQueue()
+        self._runner = ToolRunner("bench", self._results.put, max_workers=8)
+        self._definition = definition
+        self._arguments = arguments
+        self._count = 0
+        self._sandbox = SandboxPolicy()  # an agent's, built once
+
+    def rate(self, calls: int, parallel: int = 1) -> float:
+        started = time.perf_counter()
+        for _ in range(calls // parallel):
+            for _ in range(parallel):
+                self._count += 1
+                call_id = f"call_{self._count}"
+                self._runner.submit(ToolInvocation(id=call_id, name=self._definition.name,
+                                                   arguments=self._arguments),
+                                    self._definition, self._definition.timeout_s,
+                                    ToolContext(agent="bench", invocation_id=call_id,
+                                                sandbox=self._sandbox))
+            for _ in range(parallel):
+                event: Any = self._results.get()
+                assert event.result.error is None, event.result.error
+        return (calls // parallel) * parallel / (time.perf_counter() - started)
+
+    def stop(self) -> None:
+        self._runner.stop()
+
+
 def _on_toolset_loop(toolset: MCPToolset, call: Callable[[], Awaitable[Any]],
                      calls: int) -> float:
     """The same calls made on the toolset's own loop: the project without the thread hop."""
@@ -105,16 +145,20 @@ async def _compare(bare_target: Any, toolset: MCPToolset, tool: str,
         def ours() -> Awaitable[Any]:
             return definition.arun(arguments)
 
-        for _ in range(20):  # warm up both paths
-            await bare()
-            await ours()
-        calls = max(16, min(CALLS, int(await _rate(bare, 16))))
-        for _ in range(ROUNDS):
-            rates["bare"].append(await _rate(bare, calls))
-            rates["project"].append(await _rate(ours, calls))
-            rates["no hop"].append(_on_toolset_loop(toolset, ours, calls))
-            rates["bare x8"].append(await _rate(bare, calls, 8))
-            rates["project x8"].append(await _rate(ours, calls, 8))
+        agent = _AgentSide(definition, arguments)
+        try:
+            for _ in range(20):  # warm up both paths
+                await bare()
+                agent.rate(1)
+            calls = max(16, min(CALLS, int(await _rate(bare, 16))))
+            for _ in range(ROUNDS):
+                rates["bare"].append(await _rate(bare, calls))
+                rates["project"].append(agent.rate(calls))
+                rates["no hop"].append(_on_toolset_loop(toolset, ours, calls))
+                rates["bare x8"].append(await _rate(bare, calls, 8))
+                rates["project x8"].append(agent.rate(calls, 8))
+        finally:
+            agent.stop()
     return {way: statistics.median(values) for way, values in rates.items()}
 
 

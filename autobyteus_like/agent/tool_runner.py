@@ -1,7 +1,8 @@
 """ToolRunner: runs an agent's tool calls off its mailbox thread, in parallel, with timeouts.
 
 Sync tools run in a bounded worker pool and post their own result; async tools run on an
-asyncio loop on its own thread. Every call's deadline is kept by a thread of its own
+asyncio loop on its own thread, or on the loop their tool is bound to (an MCP session's, see
+``ToolDefinition.call_soon``). Every call's deadline is kept by a thread of its own
 (``Deadlines``), so a timeout fires even when the loop is blocked or every pool thread is stuck;
 starting a call never has to wake another thread. Pool, loop and timer start on first use, so
 an idle agent costs no threads. Results come back to the agent as events, in whatever order
@@ -21,6 +22,7 @@ it left behind, can kill a worker or the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -66,8 +68,8 @@ async def _contained(work: Coroutine[Any, Any, Any], tool: ToolDefinition) -> An
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "bound", "context", "deadline", "invocation", "task",
-                 "thread", "timeout", "tool")
+    __slots__ = ("_lock", "_settled", "bound", "context", "deadline", "invocation", "post",
+                 "task", "thread", "timeout", "tool")
 
     def __init__(self, invocation: ToolInvocation, tool: ToolDefinition, context: ToolContext,
                  bound: Any, timeout: float | None) -> None:
@@ -83,6 +85,8 @@ class _Call:
         """The pool thread running a sync body, once it started."""
         self.task: asyncio.Task[None] | None = None
         """The loop task running an async body."""
+        self.post: Callable[[Callable[[], None]], object] | None = None
+        """Runs a callback on the loop of that task (the runner's, or the tool's own)."""
 
     def settle(self) -> bool:
         """True for the first caller only."""
@@ -103,6 +107,21 @@ class _Call:
                 return False
             self.thread = threading.current_thread()
             return True
+
+
+def _cancel_task(call: _Call) -> None:
+    """Cancel the task of an async call, on its loop (after ``_start_async`` ran there, since
+    callbacks run in order; if that loop has stopped, its tasks were cancelled with it)."""
+    post = call.post
+    if post is None:
+        return
+
+    def cancel() -> None:
+        if call.task is not None:
+            call.task.cancel()
+
+    with contextlib.suppress(RuntimeError):
+        post(cancel)
 
 
 class ToolRunner:
@@ -138,15 +157,30 @@ class ToolRunner:
         if timeout is not None:
             self._deadlines.add(call, timeout, lambda: self._overdue(call))
         if tool.is_async and not self._middleware:
-            self._ensure_loop().call_soon_threadsafe(self._start_async, call)
+            self._start_on_a_loop(call)
         else:
             with self._lock:
                 self._bodies += 1
             self._ensure_pool().submit(self._run_sync, call)
 
+    def _start_on_a_loop(self, call: _Call) -> None:
+        """Start an async call on the loop its tool is bound to, if it has one that is
+        running, else on the runner's own."""
+        if call.tool.call_soon is not None:
+            call.post = call.tool.call_soon
+            try:
+                call.tool.call_soon(lambda: self._start_async(call))
+                return
+            except RuntimeError:  # that loop has stopped: the tool says so from ours
+                pass
+        loop = self._ensure_loop()
+        call.post = loop.call_soon_threadsafe
+        loop.call_soon_threadsafe(self._start_async, call)
+
     def _finish(self, call: _Call, result: ToolResult) -> None:
         """The call's body ended: deliver its result unless its timeout came first."""
-        self._deadlines.remove(call)
+        if call.deadline is not None:
+            self._deadlines.remove(call)
         with self._lock:
             self._running.discard(call)
         if call.settle():
@@ -159,11 +193,10 @@ class ToolRunner:
         call.context.cancelled.set()
         with self._lock:
             self._running.discard(call)
-            pool, loop = self._pool, self._loop
+            pool = self._pool
         if call.thread is not None and pool is not None:
             pool.abandon(call.thread)  # give its slot to the next call
-        if call.task is not None and loop is not None:
-            loop.call_soon_threadsafe(call.task.cancel)
+        _cancel_task(call)
         assert call.timeout is not None
         self._post(ToolResultReceived(agent=self._agent,
                                       result=timeout_result(call.invocation, call.tool,
@@ -246,7 +279,7 @@ class ToolRunner:
     # -- async tools: on the loop, cancellable ----------------------------------------------
 
     def _start_async(self, call: _Call) -> None:
-        if call.settled:  # timed out before the loop got to it
+        if call.settled or self._stopped:  # timed out, or stopped, before the loop got to it
             return
         task = asyncio.ensure_future(self._run_async(call))
         call.task = task
@@ -277,6 +310,7 @@ class ToolRunner:
             stuck = self._bodies
         for call in running:
             call.context.cancelled.set()  # subprocess tools kill what they started
+            _cancel_task(call)  # for a call on its tool's own loop; on ours, harmless
         self._deadlines.stop()
         if loop is not None and thread is not None:
 

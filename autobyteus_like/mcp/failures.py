@@ -98,7 +98,7 @@ def call_failure(exc: BaseException, tool: str, server: str, last_words: str = "
     if isinstance(exc, GONE) or (kind == "MCPError" and code == _CONNECTION_CLOSED):
         words = f" (its last words on stderr: {last_words})" if last_words else ""
         return ToolFailure(
-            ErrorCode.INTERNAL,
+            ErrorCode.NOT_AVAILABLE,
             f"MCP server {server!r} is not available: {why(exc)} during the call to {tool}"
             f"{words}; it will be {'reconnected' if remote else 'restarted'} on the next call",
             suggestion="call the tool again; if it keeps failing, do without it",

@@ -98,7 +98,10 @@ class LoopThread:
         """The thread the loop runs on."""
         return self._thread
 
-    def _schedule(self, callback: Callable[[], None]) -> None:
+    def post(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` on the loop soon, from any thread; ``RuntimeError`` once ``stop``
+        has begun (a callback posted before then runs before the loop's tasks are cancelled,
+        so a task it starts is cancelled with them, never left pending)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the loop has stopped")
@@ -140,12 +143,12 @@ class LoopThread:
         with self._lock:
             self._waiting[outcome] = caller
         try:
-            self._schedule(begin)
+            self.post(begin)
             return await outcome
         except asyncio.CancelledError:
             # ``begin`` was scheduled first, so the task exists when this runs.
             with contextlib.suppress(RuntimeError):
-                self._schedule(cancel)
+                self.post(cancel)
             raise
         finally:
             with self._lock:
@@ -175,11 +178,12 @@ class LoopThread:
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.loop.shutdown_asyncgens()
 
+        with self._lock:  # nothing new is accepted; what was posted runs before ``finish``
+            self._closed = True
         # Whatever the tasks did while finishing, the loop is stopped below.
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(finish(), self.loop).result(timeout)
         with self._lock:
-            self._closed = True
             waiting = list(self._waiting.items())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout)

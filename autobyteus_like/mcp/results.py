@@ -106,7 +106,7 @@ def result_content(result: Any, tool_name: str, max_chars: int) -> Any:
     raw = list(getattr(result, "content", None) or [])
     blocks = [_block(block) for block in raw]
     if getattr(result, "is_error", False):
-        raise ToolFailure(ErrorCode.INTERNAL, f"{tool_name} failed: {_error_text(blocks)}",
+        raise ToolFailure(ErrorCode.TOOL_ERROR, f"{tool_name} failed: {_error_text(blocks)}",
                           suggestion="read the error, then fix the arguments or try another "
                                      "approach")
     structured = getattr(result, "structured_content", None)

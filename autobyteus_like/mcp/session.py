@@ -126,7 +126,8 @@ class ToolsetSession:
         self._install(tools)
 
     def _install(self, tools: list[Any]) -> None:
-        listing = build_listing(self.name, self.config, tools, self._make_call, self._listing)
+        listing = build_listing(self.name, self.config, tools, self._make_call, self._listing,
+                                call_soon=self.thread.post)
         self._listing = listing
         self._on_listing(listing)
 
@@ -140,7 +141,7 @@ class ToolsetSession:
             if connection is not None and connection.alive:
                 return connection
             if self._closing:
-                raise ToolFailure(ErrorCode.INTERNAL, f"MCP server {self.name!r} is stopping",
+                raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"MCP server {self.name!r} is stopping",
                                   suggestion="do without this tool")
             if connection is not None:
                 await connection.close()
@@ -149,7 +150,7 @@ class ToolsetSession:
                 await self._connect()
             except ConfigError as exc:
                 raise ToolFailure(
-                    ErrorCode.INTERNAL,
+                    ErrorCode.NOT_AVAILABLE,
                     f"MCP server {self.name!r} is not available: it could not be "
                     f"{'reached' if self.config.kind == 'http' else 'restarted'}: "
                     f"{_reason(exc)}", suggestion="do without this tool for now") from None

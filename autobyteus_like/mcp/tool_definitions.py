@@ -49,9 +49,11 @@ def _description(tool: Any) -> str:
 
 
 def build_listing(server: str, config: MCPServerConfig, tools: Sequence[Any],
-                  make_call: CallFactory, previous: Listing | None = None) -> Listing:
+                  make_call: CallFactory, previous: Listing | None = None,
+                  call_soon: Callable[[Callable[[], None]], None] | None = None) -> Listing:
     """Definitions for ``tools`` (the SDK's ``Tool`` objects); a definition whose tool is
-    unchanged since ``previous`` is reused as it is."""
+    unchanged since ``previous`` is reused as it is. ``call_soon`` posts to the session's
+    loop, where the agent then starts each call (see ``ToolDefinition.call_soon``)."""
     policy = ToolPolicy(config)
     listing = Listing()
     seen: set[str] = set()
@@ -86,6 +88,7 @@ def build_listing(server: str, config: MCPServerConfig, tools: Sequence[Any],
                 function=make_call(remote, local), input_schema=schema,
                 requires_approval=policy.requires_approval(remote), timeout_s=config.timeout_s,
                 category="mcp", masked_arguments=policy.masked_arguments(remote),
+                call_soon=call_soon,
             )
         except ToolDeclarationError as exc:
             listing.problems.append(f"{remote!r} was left out: {exc}")

@@ -199,13 +199,13 @@ class MCPToolset:
             session = self._session
             if session is None:
                 raise ToolFailure(
-                    ErrorCode.INTERNAL, f"MCP server {self._name!r} is not running: start it "
+                    ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not running: start it "
                     "with its agent or team, or with 'with toolset:'",
                     suggestion="do without this tool")
             try:
                 return await session.call(remote, local, arguments)
             except RuntimeError as exc:  # the session stopped between the check and the call
-                raise ToolFailure(ErrorCode.INTERNAL, f"MCP server {self._name!r} is not "
+                raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not "
                                   f"running ({exc})", suggestion="do without this tool") from None
 
         call.__name__ = local

@@ -57,6 +57,11 @@ class ToolDefinition:
     """The parameter that receives the ToolContext, if the function declares one."""
     input_schema: dict[str, Any] | None = None
     """The arguments' JSON Schema, for a tool without an ``arguments_model``."""
+    call_soon: Callable[[Callable[[], None]], None] | None = None
+    """For an async tool bound to an event loop of its own (an MCP session's): runs a callback
+    on that loop soon, from any thread, or raises ``RuntimeError`` once the loop has stopped.
+    The agent starts the call there directly, one thread hand-off fewer per call; without it
+    (or when the loop has stopped), async tools run on the agent's tool loop."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):

@@ -22,6 +22,10 @@ class ErrorCode(StrEnum):
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     PARSE_ERROR = "PARSE_ERROR"
     DENIED = "DENIED"
+    NOT_AVAILABLE = "NOT_AVAILABLE"
+    """The tool's server is gone or not running (an MCP server that died; it is restarted)."""
+    TOOL_ERROR = "TOOL_ERROR"
+    """The tool ran and reported an error of its own (an MCP result with ``isError``)."""
     INTERNAL = "INTERNAL"
 
 

@@ -65,7 +65,7 @@ def test_a_crash_mid_call_is_one_clean_result_and_the_next_call_restarts_it(tmp_
     with Agent(config, tools=[toolset]) as agent:
         assert agent.run("go", timeout=30) == "recovered"
     died, then = (llm.requests[i].messages[-1].content for i in (1, 2))
-    assert ErrorCode.INTERNAL in died and (
+    assert ErrorCode.NOT_AVAILABLE in died and (
         "MCP server 'raw' is not available: the connection closed (the server exited or hung "
         "up) during the call to raw.die; it will be restarted on the next call") in died
     assert 'ok {\\"n\\": 1}' in then

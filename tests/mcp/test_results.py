@@ -80,7 +80,7 @@ def test_a_huge_result_is_cut_with_a_note_saying_how_much():
 def test_an_error_result_is_a_failure_carrying_the_server_text():
     with pytest.raises(ToolFailure) as failure:
         shown(text("no such file: a.txt"), error=True)
-    assert failure.value.code is ErrorCode.INTERNAL
+    assert failure.value.code is ErrorCode.TOOL_ERROR
     assert failure.value.message == "srv.tool failed: no such file: a.txt"
     with pytest.raises(ToolFailure, match="the server gave no reason"):
         shown(error=True)

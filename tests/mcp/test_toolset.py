@@ -100,7 +100,7 @@ def test_an_error_result_is_a_failure_the_llm_reads(fixture_tools):
     tools, _ = fixture_tools
     with pytest.raises(ToolFailure) as failure:
         tools["fx.fail"].run({"message": "disk full"})
-    assert failure.value.code is ErrorCode.INTERNAL
+    assert failure.value.code is ErrorCode.TOOL_ERROR
     assert failure.value.message == "fx.fail failed: Error executing tool fail: disk full"
 
 

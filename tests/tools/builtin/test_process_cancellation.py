@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -55,6 +56,9 @@ def test_the_agents_tool_timeout_kills_the_command(tmp_path, sleeper, left_behin
         while left_behind() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert left_behind() == []
+    for thread in threading.enumerate():  # the cancelled call's thread ends once all is dead
+        if thread.name.startswith("t-tool"):
+            thread.join(10)
     assert "did not finish within 1 s" in llm.requests[1].messages[-1].content
 
 
@@ -73,7 +77,7 @@ def test_stopping_the_agent_kills_a_running_command(tmp_path, sleeper, left_behi
     while left_behind() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert left_behind() == []
-    for thread in __import__("threading").enumerate():
+    for thread in threading.enumerate():
         if thread.name.startswith("s-tool"):
             thread.join(10)
 
