@@ -1,8 +1,9 @@
-"""The command line: ``autobyteus-like run TEAM.yaml --message ...``, ``validate`` and
-``serve-mcp``.
+"""The command line: ``autobyteus-like run TEAM.yaml --message ...``, ``validate``,
+``serve-mcp``, and for durable sessions ``sessions``, ``approve`` and ``deny``.
 
 Exit codes: 0 the run finished (or the config is valid); 1 the run failed or timed out; 2 the
-command, the config or the tools could not be used.
+command, the config or the tools could not be used; 3 the run stopped to wait for a person
+(``--detach-on-approval``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,17 @@ from types import ModuleType
 from typing import Any
 
 from autobyteus_like import __version__
+from autobyteus_like.cli_sessions import add_session_commands, print_waiting, team_store_location
 from autobyteus_like.cli_view import EventView, JsonView, RichView
 from autobyteus_like.errors import AutobyteusLikeError, ConfigError, UsageError
-from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.events import (
+    AgentEvent,
+    AgentStatus,
+    AgentStatusChanged,
+    ApprovalRequested,
+    ToolResultReceived,
+    ToolStarted,
+)
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
 
@@ -122,22 +131,84 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
         view.note(f"denied {call.name} for {event.agent}: no terminal and no --yes")
 
 
+class _WaitingForPeople:
+    """Follows a run's events to tell when everything left waits for a person: some call
+    waits for approval, no member thinks and no tool runs."""
+
+    _QUIET = frozenset({AgentStatus.IDLE, AgentStatus.AWAITING_APPROVAL})
+
+    def __init__(self) -> None:
+        self.statuses: dict[str, AgentStatus] = {}
+        self.running: set[tuple[str, str]] = set()
+
+    def only_people_left(self, event: AgentEvent) -> bool:
+        if isinstance(event, AgentStatusChanged):
+            self.statuses[event.agent] = event.status
+        elif isinstance(event, ToolStarted):
+            self.running.add((event.agent, event.invocation.id))
+        elif isinstance(event, ToolResultReceived):
+            self.running.discard((event.agent, event.result.invocation_id))
+        statuses = set(self.statuses.values())
+        return (AgentStatus.AWAITING_APPROVAL in statuses and statuses <= self._QUIET
+                and not self.running)
+
+
+def _session(args: argparse.Namespace, config: TeamConfig) -> Any:
+    """The durable session ``--session`` names (None without it)."""
+    if args.session is None:
+        if args.message is None:
+            raise UsageError("run needs --message (or --session NAME to resume a session)")
+        if args.detach_on_approval:
+            raise UsageError("--detach-on-approval needs --session NAME (where to wait)")
+        return None
+    from autobyteus_like.store import Session
+
+    location = args.store or team_store_location(args.team, config.store)
+    session = Session(args.session, location)
+    if args.message is None and session.store.session(args.session) is None:
+        session.close()
+        raise UsageError(f"no session named {args.session!r} in {location}; pass --message "
+                         "to start it")
+    return session
+
+
 def _run(args: argparse.Namespace) -> int:
     """Run the team until it is quiet, the deadline passes or the user interrupts; stopping
-    cuts every member's LLM request and tool at once."""
-    team = AgentTeam.from_yaml(args.team, tools=load_tools(args.tools))
+    cuts every member's LLM request and tool at once. With ``--session`` every step is stored,
+    and the run first goes on with what the session's last run left unfinished."""
+    tools = load_tools(args.tools)
+    config = TeamConfig.from_yaml(args.team, tools=tools)
+    session = _session(args, config)
+    try:
+        return _run_team(args, AgentTeam(config, tools=tools, session=session), session)
+    finally:
+        if session is not None:
+            session.close()
+
+
+def _run_team(args: argparse.Namespace, team: AgentTeam, session: Any) -> int:
     view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
     started = time.perf_counter()
     deadline = started + args.timeout
     outcome: TeamQuiescent | None = None
     failure: str | None = None
+    detached = False
+    waiting = _WaitingForPeople()
     with team:
         events = team.events()
-        team.send(args.message)
+        resumed = team.begin_resume() if session is not None else False
+        if args.message is not None:
+            team.send(args.message)
+        elif not resumed:
+            raise UsageError(f"session {args.session!r} has nothing unfinished; pass --message "
+                             "to add a turn")
         try:
             while (event := events.get(timeout=max(0.0, deadline - time.perf_counter()))):
                 view.show(event)
-                if isinstance(event, ApprovalRequested):
+                if args.detach_on_approval and waiting.only_people_left(event):
+                    detached = True
+                    break
+                if isinstance(event, ApprovalRequested) and not args.detach_on_approval:
                     _decide(event, team, args, view)
                 elif isinstance(event, TeamQuiescent):
                     outcome = event
@@ -145,6 +216,12 @@ def _run(args: argparse.Namespace) -> int:
         except TimeoutError:
             failure = f"the team was still busy after {args.timeout:g} s; stopped it"
             view.note(failure)
+    if detached:
+        store_flag = f" --store {args.store}" if args.store else f" --team {args.team}"
+        print_waiting(session.store, session.name, store_flag)
+        print(f"stopped to wait for a person; go on with `autobyteus-like run {args.team} "
+              f"--session {args.session}`", file=sys.stderr)
+        return 3
     view.summary(outcome, time.perf_counter() - started)
     if outcome is not None and outcome.error is not None:
         failure = f"the run failed: {outcome.error}"
@@ -243,7 +320,9 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a team on a message and show the run live",
                               description="Run a team on a message and show the run live.")
     run.add_argument("team", help="the team's YAML file")
-    run.add_argument("--message", "-m", required=True, help="what to tell the coordinator")
+    run.add_argument("--message", "-m",
+                     help="what to tell the coordinator (with --session: optional; without it "
+                          "the session's unfinished turn goes on)")
     run.add_argument("--tools", metavar="FILE.py:NAME", action="append",
                      help="where the tools named in the config come from (a ToolRegistry, a "
                           "list of tools, or a function returning one); repeatable, e.g. "
@@ -254,6 +333,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="show whole arguments and results in the live view")
     run.add_argument("--timeout", type=_seconds, default=300.0,
                      help="give up after this many seconds (default 300)")
+    run.add_argument("--session", metavar="NAME",
+                     help="store the run as durable session NAME (started, or continued)")
+    run.add_argument("--store", metavar="PATH_OR_URL",
+                     help="the session store: a SQLite file or a postgresql:// URL (default: "
+                          "the team's store:, or TEAM.sessions.db beside the YAML file)")
+    run.add_argument("--detach-on-approval", action="store_true",
+                     help="with --session: exit (code 3) when everything left waits for a "
+                          "person; decide with `approve`/`deny`, then run again")
     run.set_defaults(handler=_run)
     validate = commands.add_parser("validate", help="check a team's YAML file",
                                    description="Check a team's YAML file without running it.")
@@ -279,6 +366,7 @@ def _parser() -> argparse.ArgumentParser:
     serve_mcp.add_argument("--yes", "-y", action="store_true",
                            help="approve every call that needs approval")
     serve_mcp.set_defaults(handler=_serve_mcp)
+    add_session_commands(commands)
     return parser
 
 

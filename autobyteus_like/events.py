@@ -65,6 +65,8 @@ class UserMessageReceived(AgentEvent):
     """Who sent it: None for the user, or another agent's name."""
     reply: Future[str] | None = field(default=None, compare=False, repr=False)
     """Completed with the turn's answer (or its error) when the turn ends."""
+    mail_id: str | None = None
+    """The team message it delivers, in a team with a session store."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pykka
 from loguru import logger
@@ -46,7 +48,11 @@ from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.redaction import redact_invocation, redact_result
 from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["AgentActor", "AgentStoppedError", "ToolsRefreshed"]
+if TYPE_CHECKING:
+    from autobyteus_like.handlers.turn_journal import TurnJournal
+    from autobyteus_like.store.restore import RestoredAgent
+
+__all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
 _LOGGED = frozenset({ToolCallParsed, ToolResultReceived})
 
@@ -67,6 +73,15 @@ class ToolsRefreshed:
     system_prompt: str
 
 
+@dataclass(frozen=True)
+class ResumeTurns:
+    """Go on with the stored turns: the one that had begun, then those waiting (a reply for
+    each, in that order)."""
+
+    restored: RestoredAgent
+    replies: tuple[Future[str], ...]
+
+
 class AgentActor(FastInboxActor):
     """One agent. Talk to it only by ``tell``-ing events; it never waits on another actor."""
 
@@ -79,6 +94,8 @@ class AgentActor(FastInboxActor):
         handlers: HandlerRegistry,
         publisher: EventPublisher,
         threads: list[threading.Thread],
+        journal: TurnJournal | None = None,
+        restored: RestoredAgent | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -103,6 +120,11 @@ class AgentActor(FastInboxActor):
             config, tools, tool_format, self._stream_llm, self._run_tool, system_prompt,
             wanted=self._wanted,
         )
+        self.ctx.journal = journal
+        if restored is not None:
+            from autobyteus_like.handlers.turn_resume import restore_context
+
+            restore_context(self.ctx, restored)
 
     def _wanted(self, event_type: type[AgentEvent]) -> bool:
         """Whether anyone takes this kind of event: a subscriber, a handler, the session log."""
@@ -165,14 +187,39 @@ class AgentActor(FastInboxActor):
                 self._process(event)
         elif isinstance(message, ToolsRefreshed):
             self._refreshed = message
+        elif isinstance(message, ResumeTurns):
+            self._resume(message)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
 
+    def _resume(self, message: ResumeTurns) -> None:
+        """Go on with the stored turn, then queue the stored messages behind it."""
+        from autobyteus_like.handlers.turn_resume import resume_turn
+
+        restored, replies = message.restored, list(message.replies)
+        if restored.current is not None:
+            reply = replies.pop(0)
+            try:
+                resume_turn(self.ctx, restored, reply)
+            except Exception as exc:  # a bug must not leave the turn hanging
+                self._handler_failed(UserMessageReceived(
+                    agent=self.ctx.name, text=restored.current.text,
+                    turn_id=restored.current.turn_id, reply=reply), exc)
+        for turn, reply in zip(restored.queued, replies, strict=True):
+            self.ctx.outbox.append(UserMessageReceived(
+                agent=self.ctx.name, text=turn.text, turn_id=turn.turn_id, sender=turn.sender,
+                reply=reply, mail_id=turn.mail_id))
+        self._drain()
+
     def _process(self, message: AgentEvent) -> None:
         """Record, publish and handle one event and, in order, everything it leads to."""
+        self.ctx.outbox.append(message)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Record, publish and handle the events waiting in the outbox, in order."""
         ctx = self.ctx
         outbox = ctx.outbox
-        outbox.append(message)
         handlers = self._handlers
         publisher = self._publisher
         while outbox:

@@ -10,11 +10,12 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import pykka
 from loguru import logger
 
-from autobyteus_like.agent.actor import AgentActor, ToolsRefreshed
+from autobyteus_like.agent.actor import AgentActor, ResumeTurns, ToolsRefreshed
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import (
     AsyncEventSubscription,
@@ -40,12 +41,25 @@ from autobyteus_like.tools.registry import (
     split_tool_sources,
 )
 
-__all__ = ["Agent"]
+if TYPE_CHECKING:
+    from autobyteus_like.store.restore import RestoredAgent
+    from autobyteus_like.store.session import Session
+
+__all__ = ["Agent", "ResumedTurn"]
 
 _WHY_RULE = (
     "\n\nEvery tool call must include a `why` argument: one sentence saying what the call is "
     "for. Calls without it are rejected."
 )
+
+
+class ResumedTurn:
+    """A stored turn the agent goes on with: its message and the future of its answer."""
+
+    __slots__ = ("reply", "sender", "text", "turn_id")
+
+    def __init__(self, turn_id: int, text: str, sender: str | None, reply: Future[str]) -> None:
+        self.turn_id, self.text, self.sender, self.reply = turn_id, text, sender, reply
 
 
 class Agent:
@@ -55,6 +69,10 @@ class Agent:
     ``tools`` may include tool sources (``MCPToolset``): the agent starts them with itself,
     resolves the names (and patterns such as ``fs.*``) against their tools once they run, stops
     them with itself, and takes their new tools before its next turn when they change.
+
+    ``session`` makes the conversation durable: every step is stored as it happens, and an
+    agent started on a session that has history goes on from it (``resume()`` continues a turn
+    its last process did not finish; ``send`` does so first by itself).
     """
 
     def __init__(
@@ -63,8 +81,12 @@ class Agent:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        session: Session | None = None,
     ) -> None:
         self.config = config
+        self.session = session
+        self._holds_session = False
+        self._restored: RestoredAgent | None = None
         self.name = config.name
         self._named, self._sources = split_tool_sources(tools)
         self.format = (formats or FormatRegistry()).get(config.resolved_format())
@@ -141,10 +163,44 @@ class Agent:
         handlers = default_handlers()
         for event_type, handler in self.config.handlers.items():
             handlers.register(event_type, handler)
-        self._ref = AgentActor.start(
-            config, self.tools, self.format, self.system_prompt, handlers,
-            self._publisher, self._threads,
-        )
+        journal = None
+        session = self.session
+        if session is not None:
+            if not session.held:  # an agent on its own; a team holds its members' session
+                session.hold(self.name, {self.name: self.tools.names()})
+                self._holds_session = True
+            self._restored = restored = session.restore(self.name)
+            journal = session.journal(self.name, restored)
+            self._turn_ids = itertools.count(restored.last_turn_id + 1)
+        try:
+            self._ref = AgentActor.start(
+                config, self.tools, self.format, self.system_prompt, handlers,
+                self._publisher, self._threads, journal, self._restored,
+            )
+        except BaseException:
+            self._release_session()
+            raise
+
+    def _release_session(self) -> None:
+        if self._holds_session and self.session is not None:
+            self._holds_session = False
+            self.session.release(self.session.standing())
+
+    def resume(self) -> list[ResumedTurn]:
+        """Go on with what the session's last process left unfinished: the turn it was in
+        and the messages waiting behind it (empty when nothing was). Subscribe to ``events``
+        first to see them; each turn's ``reply`` completes with its answer."""
+        with self._lock:
+            restored, self._restored = self._restored, None
+            ref = self._ref
+        if restored is None or not restored.unfinished:
+            return []
+        if ref is None:
+            raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
+        turns = ([restored.current] if restored.current is not None else []) + restored.queued
+        resumed = [ResumedTurn(turn.turn_id, turn.text, turn.sender, Future()) for turn in turns]
+        ref.tell(ResumeTurns(restored, tuple(turn.reply for turn in resumed)))
+        return resumed
 
     def stop(self, timeout: float = 10) -> None:
         """Stop promptly: cancel in-flight work, stop every actor, join their threads, then
@@ -157,6 +213,7 @@ class Agent:
         try:
             self._stop_actor(ref, timeout)
         finally:
+            self._release_session()
             for stop_watching in unwatch:
                 stop_watching()
             for source in self._sources:
@@ -192,13 +249,17 @@ class Agent:
             raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
         ref.tell(event)
 
-    def send(self, text: str, *, sender: str | None = None) -> Future[str]:
-        """Queue a message; the future completes with the turn's answer (or its error)."""
+    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None
+             ) -> Future[str]:
+        """Queue a message; the future completes with the turn's answer (or its error).
+        Unfinished stored turns (``resume``) go first."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
+        if self._restored is not None:
+            self.resume()
         reply: Future[str] = Future()
         self._tell(UserMessageReceived(agent=self.name, text=text, turn_id=next(self._turn_ids),
-                                       sender=sender, reply=reply))
+                                       sender=sender, reply=reply, mail_id=mail_id))
         return reply
 
     def run(self, text: str, timeout: float | None = None) -> str:

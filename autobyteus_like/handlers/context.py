@@ -32,12 +32,13 @@ from autobyteus_like.parsers.call_builder import CallBuilder
 from autobyteus_like.parsers.events import ParseErrorInfo
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.config import AgentConfig
+    from autobyteus_like.handlers.turn_journal import TurnJournal
 
 __all__ = ["AgentContext", "Slot", "SlotState", "TurnState"]
 
@@ -59,6 +60,13 @@ class TurnState:
     held: list[tuple[ParseErrorInfo, ToolInvocation]] = field(default_factory=list)
     """Native calls with broken arguments, reported when the response completes (the finish
     reason says whether they were cut off)."""
+    mail_id: str | None = None
+    """The team message this turn answers (a session records its answer)."""
+    deferred: list[ToolInvocation] = field(default_factory=list)
+    """With a session: calls parsed while the response streams, asked about and started only
+    once the response and its calls are stored."""
+    failed: dict[str, ToolResult] = field(default_factory=dict)
+    """This response's parse-error results by call id (a session stores them with it)."""
 
 
 class AgentContext:
@@ -100,6 +108,8 @@ class AgentContext:
         """Whether anyone takes events of a type (a subscriber, a handler, the session log):
         informational events are built only when it says so."""
         self.requests = 0
+        self.journal: TurnJournal | None = None
+        """The durable session's record of this agent's turns (None: no session)."""
 
     def emit(self, event: AgentEvent) -> None:
         """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""

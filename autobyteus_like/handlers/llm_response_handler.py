@@ -76,6 +76,11 @@ class LLMResponseHandler:
             turn.response_done = True
             calls = turn.schedule.invocations() if ctx.native else ()
             ctx.messages.append(Message("assistant", content, tool_calls=calls))
+            if ctx.journal is not None:  # stored before any of its calls is asked about
+                ctx.journal.response_completed(turn, ctx.messages)
+                deferred, turn.deferred = turn.deferred, []
+                for invocation in deferred:
+                    ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
             advance(ctx)
         elif isinstance(event, LLMRequestFailed):
             complete_turn(ctx, "", f"the LLM call failed: {event.error_type}: {event.error}")
@@ -121,7 +126,10 @@ class LLMResponseHandler:
         turn.schedule.add(invocation, ctx.tools.find(invocation.name))
         if ctx.wants(ToolCallParsed):
             ctx.emit(ToolCallParsed(agent=ctx.name, invocation=invocation))
-        ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
+        if ctx.journal is not None:
+            turn.deferred.append(invocation)
+        else:
+            ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
 
     @staticmethod
     def _reserve(error: ParseErrorInfo, ctx: AgentContext) -> ToolInvocation:
@@ -153,6 +161,8 @@ class LLMResponseHandler:
         else:
             suggestion = "call the tool again with a JSON object of arguments"
         ctx.emit(ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id))
-        ctx.emit(ToolResultReceived(agent=ctx.name, result=ToolResult.failure(
-            placeholder, ErrorCode.PARSE_ERROR, error.message, suggestion=suggestion,
-        )))
+        result = ToolResult.failure(placeholder, ErrorCode.PARSE_ERROR, error.message,
+                                    suggestion=suggestion)
+        if ctx.journal is not None and ctx.turn is not None:
+            ctx.turn.failed[placeholder.id] = result
+        ctx.emit(ToolResultReceived(agent=ctx.name, result=result))

@@ -53,6 +53,8 @@ class Slot:
     result: ToolResult | None = None
     bound: Any = None
     """The arguments as validated once, handed to the tool as they are."""
+    approved: bool = False
+    """A person allowed it (before a resume, too): it is not asked about again."""
 
 
 class TurnSchedule:

@@ -56,12 +56,14 @@ class ToolInvocationHandler:
                        f"{call.name} needs the network, which this agent's sandbox forbids",
                        "do without this tool", recoverable=False)
             return
-        needs_approval = slot.tool.dangerous or (not config.auto_execute_tools and (
-            config.approval_policy == "all" or slot.tool.requires_approval
-        ))
+        needs_approval = not slot.approved and (slot.tool.dangerous or (
+            not config.auto_execute_tools and (
+                config.approval_policy == "all" or slot.tool.requires_approval)))
         assert ctx.turn is not None
         if needs_approval:
             ctx.turn.schedule.await_approval(slot)
+            if ctx.journal is not None:
+                ctx.journal.call_waiting(ctx.turn, slot)
             ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))
         else:
             ctx.turn.schedule.make_ready(slot)
@@ -80,6 +82,9 @@ class ToolInvocationHandler:
                        recoverable=False)
             return
         assert turn is not None
+        slot.approved = True
+        if ctx.journal is not None:
+            ctx.journal.call_approved(turn, slot)
         turn.schedule.make_ready(slot)
         start_ready_calls(ctx)
 

@@ -19,9 +19,12 @@ class ToolResultHandler:
         assert isinstance(event, ToolResultReceived)
         result = event.result
         turn = ctx.turn
-        if turn is None or turn.schedule.finish(result.invocation_id, result) is None:
+        slot = None if turn is None else turn.schedule.finish(result.invocation_id, result)
+        if slot is None:
             logger.warning("agent {}: ignoring a stray or duplicate result for {}", ctx.name,
                            result.invocation_id)
             return
+        if ctx.journal is not None and turn is not None and turn.response_done:
+            ctx.journal.call_finished(turn, slot)  # before the LLM can be sent it
         start_ready_calls(ctx)
         advance(ctx)

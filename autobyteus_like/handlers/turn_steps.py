@@ -26,18 +26,23 @@ from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.redaction import redact_invocation
 
-__all__ = ["advance", "complete_turn", "request_llm", "start_ready_calls", "start_turn",
-           "update_status"]
+__all__ = ["advance", "complete_turn", "opening_text", "request_llm", "reset_conversation",
+           "start_ready_calls",
+           "start_turn", "update_status"]
+
+
+def opening_text(text: str, sender: str | None) -> str:
+    """The user message that opens a turn for ``text`` from ``sender``."""
+    return text if sender is None else f"Message from {sender}:\n{text}"
 
 
 def start_turn(ctx: AgentContext, message: UserMessageReceived) -> None:
     """Begin a turn for ``message`` and ask the LLM."""
-    content = message.text if message.sender is None else (
-        f"Message from {message.sender}:\n{message.text}"
-    )
-    ctx.messages.append(Message("user", content))
+    ctx.messages.append(Message("user", opening_text(message.text, message.sender)))
     ctx.turn = TurnState(turn_id=message.turn_id, reply=message.reply,
-                         schedule=TurnSchedule(ctx.sequential))
+                         schedule=TurnSchedule(ctx.sequential), mail_id=message.mail_id)
+    if ctx.journal is not None:
+        ctx.journal.turn_started(ctx.turn, ctx.messages)
     request_llm(ctx)
 
 
@@ -57,7 +62,10 @@ def request_llm(ctx: AgentContext) -> None:
     turn.request_no = ctx.requests
     turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
     turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
+    turn.deferred, turn.failed = [], {}
     turn.schedule = TurnSchedule(ctx.sequential)
+    if ctx.journal is not None:  # the results this request carries, stored before it goes
+        ctx.journal.history_grew(ctx.messages)
     ctx.set_status(AgentStatus.THINKING)
     if ctx.wants(LLMRequestStarted):
         ctx.emit(LLMRequestStarted(
@@ -73,6 +81,8 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None) -> N
     turn = ctx.turn
     assert turn is not None
     ctx.turn = None
+    if ctx.journal is not None:
+        ctx.journal.turn_ended(turn, answer, error)
     if error is not None:
         ctx.report_error(error, "TurnFailed")
     if ctx.wants(TurnCompleted):
@@ -91,9 +101,16 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None) -> N
     while ctx.waiting and ctx.turn is None:
         waiting = ctx.waiting.popleft()
         if isinstance(waiting, ConversationReset):
-            ctx.messages.clear()
+            reset_conversation(ctx)
         else:
             start_turn(ctx, waiting)
+
+
+def reset_conversation(ctx: AgentContext) -> None:
+    """Forget the history (between turns)."""
+    ctx.messages.clear()
+    if ctx.journal is not None:
+        ctx.journal.conversation_reset()
 
 
 def start_ready_calls(ctx: AgentContext) -> None:
@@ -109,6 +126,9 @@ def start_ready_calls(ctx: AgentContext) -> None:
 def _start(ctx: AgentContext, slot: Slot) -> None:
     tool = slot.tool
     assert tool is not None
+    if ctx.journal is not None:  # committed before the tool starts
+        assert ctx.turn is not None
+        ctx.journal.call_running(ctx.turn, slot)
     if ctx.wants(ToolStarted):
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from autobyteus_like.events import AgentEvent, ConversationReset, UserMessageReceived
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.turn_steps import start_turn
+from autobyteus_like.handlers.turn_steps import reset_conversation, start_turn
 
 __all__ = ["UserMessageHandler"]
 
@@ -15,9 +15,11 @@ class UserMessageHandler:
 
     def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
         assert isinstance(event, UserMessageReceived | ConversationReset)
+        if ctx.journal is not None and isinstance(event, UserMessageReceived):
+            ctx.journal.turn_received(event)
         if ctx.turn is not None:
             ctx.waiting.append(event)
         elif isinstance(event, ConversationReset):
-            ctx.messages.clear()
+            reset_conversation(ctx)
         else:
             start_turn(ctx, event)

@@ -8,9 +8,6 @@ here is imported by an agent that does not use a store.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from autobyteus_like.store.database import Durability, PostgresDatabase, SqliteDatabase
 from autobyteus_like.store.records import (
     CallRecord,
     CallState,
@@ -20,7 +17,8 @@ from autobyteus_like.store.records import (
     SessionInfo,
     TurnRecord,
 )
-from autobyteus_like.store.session_store import SessionStore, process_owner
+from autobyteus_like.store.session import Session
+from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
 
 __all__ = [
     "CallRecord",
@@ -28,21 +26,10 @@ __all__ = [
     "MailRecord",
     "MailState",
     "MessageRecord",
+    "Session",
     "SessionInfo",
     "SessionStore",
     "TurnRecord",
     "open_store",
     "process_owner",
 ]
-
-
-def open_store(location: str | Path, *, durability: Durability = "process") -> SessionStore:
-    """The session store at ``location``: a PostgreSQL URL (``postgresql://...``), a SQLite
-    URL (``sqlite:///path``) or a file path. ``durability="power"`` makes SQLite sync every
-    commit to disk (PostgreSQL commits are durable as the server is configured)."""
-    text = str(location)
-    if text.startswith(("postgresql://", "postgres://")):
-        return SessionStore(PostgresDatabase(text))
-    if text.startswith("sqlite:///"):
-        text = text.removeprefix("sqlite:///")
-    return SessionStore(SqliteDatabase(Path(text), durability))

@@ -76,6 +76,8 @@ class MessageRecord:
     content: str
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     tool_results: list[dict[str, Any]] = field(default_factory=list)
+    request_no: int | None = None
+    """For an assistant message: the LLM request it answered."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class TurnRecord:
     text: str
     sender: str | None
     mail_id: str | None
-    state: str  # "open" | "done" | "failed"
+    state: str  # "queued" (received, not begun) | "open" | "done" | "failed"
     answer: str | None = None
     error: str | None = None
 

@@ -1,14 +1,13 @@
-"""Where a stored agent stands: its history, its unfinished turn and the calls of that turn's
-last response, read back from a session store. Pure reading; the agent acts on the result.
+"""Where a stored agent stands: its history, the turn it was in, the turns waiting behind it,
+read back from a session store. Pure reading; ``handlers/turn_resume.py`` acts on it.
 
-Rules (issue 13): results already recorded are never re-run; a call that was running when the
-process died comes back as INTERRUPTED (or runs again if its tool is marked idempotent); calls
-waiting for approval are asked again; calls parsed or approved but never started start now.
+The history's last message says where the turn stood: a user message (the turn's own, or the
+results of the last response) means the next LLM request is due; an assistant message means
+the response was complete, and its calls (stored with it, in one write) say what is left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from autobyteus_like.llm.messages import Message
@@ -34,76 +33,54 @@ class RestoredAgent:
     """What an agent resumes from."""
 
     messages: list[Message] = field(default_factory=list)
-    open_turns: list[TurnRecord] = field(default_factory=list)
-    """Turns received and not finished, oldest first; the first may have begun."""
-    current_started: bool = False
-    """Whether the first open turn had begun (its message is in the history)."""
-    pending_calls: list[RestoredCall] = field(default_factory=list)
-    """The calls of the last response, if the turn was running them."""
+    current: TurnRecord | None = None
+    """The turn that had begun and not ended."""
+    queued: list[TurnRecord] = field(default_factory=list)
+    """Turns received and not begun, oldest first."""
     request_no: int = 0
-    """The last LLM request the turn made (0: none)."""
-    final_answer: str | None = None
-    """The answer, if the turn's last response was one (only its end was not recorded)."""
-    used_ids: set[str] = field(default_factory=set)
+    """The last LLM request the agent made (its next one is numbered after it)."""
+    calls: list[RestoredCall] | None = None
+    """The calls of the current turn's last response, when it had calls; None otherwise."""
+    answer: str | None = None
+    """The current turn's last response, when it was complete and made no calls (only the
+    turn's end was not recorded)."""
+    used_ids: list[str] = field(default_factory=list)
+    """Every call id the session has used, oldest first."""
     last_turn_id: int = 0
+
+    @property
+    def unfinished(self) -> bool:
+        """Whether anything is left to do."""
+        return self.current is not None or bool(self.queued)
 
 
 def restore_agent(store: SessionStore, session: str, agent: str) -> RestoredAgent:
     """Read ``agent``'s state in ``session``."""
     records = store.history(session, agent)
-    restored = RestoredAgent(messages=[message_from(record) for record in records])
     turns = store.turns(session, agent)
-    restored.last_turn_id = max((turn.turn_id for turn in turns), default=0)
-    restored.open_turns = [turn for turn in turns if turn.state == "open"]
     calls = store.calls(session, agent)
-    restored.used_ids = {call.invocation_id for call in calls}
-    for message in restored.messages:
-        restored.used_ids.update(call.id for call in message.tool_calls)
-    if not restored.open_turns:
+    restored = RestoredAgent(messages=[message_from(record) for record in records])
+    restored.last_turn_id = max((turn.turn_id for turn in turns), default=0)
+    restored.used_ids = [call.invocation_id for call in calls]
+    restored.used_ids += [call.id for message in restored.messages
+                          for call in message.tool_calls]
+    restored.request_no = max([call.request_no for call in calls]
+                              + [record.request_no or 0 for record in records] + [0])
+    open_turns = [turn for turn in turns if turn.state == "open"]
+    restored.queued = [turn for turn in turns if turn.state == "queued"]
+    if not open_turns:
         return restored
-    current = restored.open_turns[0]
-    started = [i for i, record in enumerate(records)
-               if record.role == "user" and _starts(record.content, current)]
-    restored.current_started = bool(started) and _since_last_turn(records, started[-1],
-                                                                  turns, current)
-    if not restored.current_started or not records:
-        return restored
-    last = records[-1]
-    if last.role != "assistant":
+    current = restored.current = open_turns[0]
+    last = records[-1] if records else None
+    if last is None or last.role != "assistant":
         return restored  # the next LLM request is due
-    request_no = int(_request_no(store, session, agent, last.seq))
-    restored.request_no = request_no
     of_response = [call for call in calls
-                   if call.turn_id == current.turn_id and call.request_no == request_no]
+                   if call.turn_id == current.turn_id and call.request_no == last.request_no]
     if of_response:
-        restored.pending_calls = [_restored(call) for call in of_response]
+        restored.calls = [_restored(call) for call in of_response]
     else:
-        restored.final_answer = last.content
+        restored.answer = last.content
     return restored
-
-
-def _starts(content: str, turn: TurnRecord) -> bool:
-    """Whether a user message is the one that began ``turn``."""
-    expected = turn.text if turn.sender is None else f"Message from {turn.sender}:\n{turn.text}"
-    return content == expected
-
-
-def _since_last_turn(records: Sequence[object], index: int, turns: list[TurnRecord],
-                     current: TurnRecord) -> bool:
-    """The message at ``index`` began the current turn unless a later finished turn shares its
-    text (the same words sent twice): then it belongs to that one."""
-    finished_same = [t for t in turns if t.state != "open" and t.turn_id > current.turn_id
-                     and t.text == current.text and t.sender == current.sender]
-    return not finished_same
-
-
-def _request_no(store: SessionStore, session: str, agent: str, seq: int) -> int:
-    rows = store.database.execute(
-        "SELECT data FROM messages WHERE session = ? AND agent = ? AND seq = ?",
-        (session, agent, seq))
-    import json
-
-    return int(json.loads(rows[0][0]).get("request_no", 0)) if rows else 0
 
 
 def _restored(call: CallRecord) -> RestoredCall:

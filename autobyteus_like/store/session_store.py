@@ -15,10 +15,16 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from autobyteus_like.errors import SessionInUseError, StoreError
-from autobyteus_like.store.database import Database
+from autobyteus_like.store.database import (
+    Database,
+    Durability,
+    PostgresDatabase,
+    SqliteDatabase,
+)
 from autobyteus_like.store.records import (
     CallRecord,
     CallState,
@@ -30,7 +36,7 @@ from autobyteus_like.store.records import (
 )
 from autobyteus_like.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-__all__ = ["SessionStore", "process_owner"]
+__all__ = ["SessionStore", "open_store", "process_owner"]
 
 
 def _now_ms() -> int:
@@ -209,6 +215,19 @@ class SessionStore:
                 self.database.execute(f"DELETE FROM {table} WHERE {column} = ?", (name,))
         return existed
 
+    def standing(self, name: str) -> str:
+        """Where the session's work stands: ``waiting`` (a call waits for a person),
+        ``unfinished`` (a turn or message is left to do) or ``done``."""
+        waiting = self._rows("SELECT COUNT(*) FROM calls WHERE session = ? AND state = ?",
+                             name, CallState.WAITING_APPROVAL.value)
+        if int(waiting[0][0]):
+            return "waiting"
+        left = self._rows(
+            "SELECT (SELECT COUNT(*) FROM turns WHERE session = ? AND state IN "
+            "('open', 'queued')) + (SELECT COUNT(*) FROM mail WHERE session = ? AND state = ?)",
+            name, name, MailState.QUEUED.value)
+        return "unfinished" if int(left[0][0]) else "done"
+
     # -- an agent's history ------------------------------------------------------------------
 
     def _agent_row(self, session: str, agent: str) -> tuple[int, int]:
@@ -263,7 +282,8 @@ class SessionStore:
             out.append(MessageRecord(
                 agent=agent, seq=int(seq), epoch=int(row_epoch), role=message["role"],
                 content=message["content"], tool_calls=message.get("tool_calls", []),
-                tool_results=message.get("tool_results", [])))
+                tool_results=message.get("tool_results", []),
+                request_no=message.get("request_no")))
         return out
 
     def agents(self, session: str) -> list[str]:
@@ -274,11 +294,18 @@ class SessionStore:
     # -- turns -------------------------------------------------------------------------------
 
     def open_turn(self, session: str, turn: TurnRecord) -> None:
-        """Record that a turn began."""
+        """Record a turn's message (``queued`` until it begins, or ``open``); a turn already
+        recorded is left as it is (a message delivered again on resume)."""
         self._write(
-            "INSERT INTO turns (session, agent, turn_id, state, data) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO turns (session, agent, turn_id, state, data) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (session, agent, turn_id) DO NOTHING",
             session, turn.agent, turn.turn_id, turn.state,
             _dump({"text": turn.text, "sender": turn.sender, "mail_id": turn.mail_id}))
+
+    def begin_turn(self, session: str, agent: str, turn_id: int) -> None:
+        """Record that a queued turn began (its message is in the history from now on)."""
+        self._write("UPDATE turns SET state = 'open' WHERE session = ? AND agent = ? "
+                    "AND turn_id = ?", session, agent, turn_id)
 
     def close_turn(self, session: str, agent: str, turn_id: int, *, answer: str | None,
                    error: str | None) -> None:
@@ -314,23 +341,22 @@ class SessionStore:
     # -- calls -------------------------------------------------------------------------------
 
     def record_calls(self, session: str, calls: list[CallRecord]) -> None:
-        """Record parsed calls (a response's, in order)."""
+        """Record calls where they stand now (a response's, in order; each inserted, or moved
+        on if already recorded)."""
         with self.transaction():
             for call in calls:
                 self.database.execute(
                     "INSERT INTO calls (session, agent, invocation_id, turn_id, position, "
-                    "state, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "state, data) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (session, agent, invocation_id) DO UPDATE "
+                    "SET state = excluded.state, data = excluded.data, "
+                    "position = excluded.position",
                     (session, call.agent, call.invocation_id, call.turn_id, call.position,
                      call.state.value, _dump(_call_data(call))))
 
     def save_call(self, session: str, call: CallRecord) -> None:
-        """Record a call where it stands now (inserted, or moved on if already recorded)."""
-        self._write(
-            "INSERT INTO calls (session, agent, invocation_id, turn_id, position, state, data) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, agent, invocation_id) DO UPDATE "
-            "SET state = excluded.state, data = excluded.data, position = excluded.position",
-            session, call.agent, call.invocation_id, call.turn_id, call.position,
-            call.state.value, _dump(_call_data(call)))
+        """Record one call where it stands now."""
+        self.record_calls(session, [call])
 
     def set_call(self, session: str, agent: str, invocation_id: str, state: CallState,
                  result: dict[str, Any] | None = None) -> None:
@@ -367,6 +393,30 @@ class SessionStore:
                 name=values["name"], arguments=values["arguments"], why=values.get("why"),
                 state=CallState(state), result=values.get("result")))
         return out
+
+    def find_call(self, session: str, invocation_id: str) -> CallRecord | None:
+        """A call of any agent of the session, by its id."""
+        rows = self._rows("SELECT agent FROM calls WHERE session = ? AND invocation_id = ?",
+                          session, invocation_id)
+        if not rows:
+            return None
+        agent = str(rows[0][0])
+        return next((call for call in self.calls(session, agent)
+                     if call.invocation_id == invocation_id), None)
+
+    def waiting_calls(self, session: str) -> list[CallRecord]:
+        """The calls of the session that wait for a person, every agent's."""
+        return [call for agent in self.agents(session) for call in self.calls(session, agent)
+                if call.state is CallState.WAITING_APPROVAL]
+
+    def is_held(self, name: str) -> str | None:
+        """The live process holding the session, if one does."""
+        info = self.session(name)
+        if info is None or not info.owner or info.lease_until_ms is None:
+            return None
+        if info.lease_until_ms <= _now_ms() or _owner_is_gone(info.owner):
+            return None
+        return info.owner
 
     # -- team mail ---------------------------------------------------------------------------
 
@@ -421,3 +471,15 @@ def _session(row: tuple[Any, ...]) -> SessionInfo:
                        created_ms=int(created), updated_ms=int(updated), status=str(status),
                        owner=owner, lease_until_ms=None if until is None else int(until),
                        config=json.loads(config))
+
+
+def open_store(location: str | Path, *, durability: Durability = "process") -> SessionStore:
+    """The session store at ``location``: a PostgreSQL URL (``postgresql://...``), a SQLite
+    URL (``sqlite:///path``) or a file path. ``durability="power"`` makes SQLite sync every
+    commit to disk (PostgreSQL commits are durable as the server is configured)."""
+    text = str(location)
+    if text.startswith(("postgresql://", "postgres://")):
+        return SessionStore(PostgresDatabase(text))
+    if text.startswith("sqlite:///"):
+        text = text.removeprefix("sqlite:///")
+    return SessionStore(SqliteDatabase(Path(text), durability))

@@ -74,6 +74,10 @@ class TeamConfig(BaseModel):
     """MCP servers whose tools members may name (``fs.read_file``, or ``fs.*``): name ->
     ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
     The team starts them with itself and stops them with itself."""
+    store: str | None = Field(default=None, min_length=1)
+    """Where this team's durable sessions are kept: a SQLite file (relative to the YAML
+    file's folder) or a ``postgresql://`` URL. Default: ``<team file>.sessions.db`` beside
+    the YAML file. Used by ``run --session``."""
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:

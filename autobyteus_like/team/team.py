@@ -13,12 +13,13 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from autobyteus_like.agent.agent import Agent
+from autobyteus_like.agent.agent import Agent, ResumedTurn
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import AgentStoppedError, ConfigError, LLMError, ToolFailure
 from autobyteus_like.formats import FormatRegistry
-from autobyteus_like.team.config import TeamConfig
+from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team.messaging import send_message_tool
 from autobyteus_like.tools.invocation import ErrorCode
@@ -30,15 +31,25 @@ from autobyteus_like.tools.registry import (
     split_tool_sources,
 )
 
+if TYPE_CHECKING:
+    from autobyteus_like.store.session import Session
+
 __all__ = ["AgentTeam"]
 
 _TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
+_NOTICE = "Your message could not be handled by "
+"""How a notice of a failed turn begins (a notice that fails is not answered by another)."""
 
 
 class AgentTeam:
     """A running team. ``with team:`` starts every member and stops them all, and with them
     the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
-    ``tools``, each started once for the whole team."""
+    ``tools``, each started once for the whole team.
+
+    ``session`` makes the team durable: every member's conversation and every message between
+    members is stored as it happens (a message before it is delivered), and a team started on
+    a session its last process left unfinished goes on from there (``resume()``; ``send`` and
+    ``run`` do so first by themselves)."""
 
     def __init__(
         self,
@@ -46,6 +57,7 @@ class AgentTeam:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        session: Session | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         problems = config.tool_problems([*tools, *sources])
@@ -68,6 +80,9 @@ class AgentTeam:
         self._stopped_busy = False  # stopped while a message was still in flight
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
+        self.session = session
+        self._resume_due = False
+        self._mail_seq = 0
         self.agents: dict[str, Agent] = {}
         for member in config.members:
             effective = config.effective_member(member)
@@ -77,7 +92,7 @@ class AgentTeam:
             registry.add(send_message_tool(self, member.name))
             self.agents[member.name] = Agent(
                 effective.model_copy(update={"system_prompt": prompt}),
-                tools=[*registry, *sources], formats=formats,
+                tools=[*registry, *sources], formats=formats, session=session,
             )
 
     @classmethod
@@ -87,11 +102,13 @@ class AgentTeam:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        session: Session | None = None,
     ) -> AgentTeam:
         """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
         named, sources = split_tool_sources(tools)
         every = [*named, *sources]
-        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats)
+        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
+                   session=session)
 
     def _roster(self, member: str) -> str:
         lines = []
@@ -115,6 +132,8 @@ class AgentTeam:
             self._sources_held = True
         starting = ""
         try:
+            if self.session is not None and not self.session.held:
+                self._hold_session(self.session)
             for agent in self.agents.values():
                 starting = agent.name
                 agent.start()
@@ -142,6 +161,8 @@ class AgentTeam:
                 self._sources_held = False
                 for source in self.sources:
                     source.release()
+            if self.session is not None and self.session.held:
+                self.session.release(self.session.standing())
         self._publisher.close()
         with self._lock:
             self._lock.notify_all()
@@ -169,13 +190,83 @@ class AgentTeam:
         self._send(recipient, content, sender)
         return f"delivered to {recipient}"
 
+    # -- a durable session -------------------------------------------------------------------
+
+    def _hold_session(self, session: Session) -> None:
+        """Take the session for this team (``ConfigError`` if it needs a member or tool the
+        config no longer has), and see what its last process left undelivered."""
+        session.hold(self.name, {
+            member.name: [SEND_MESSAGE_TOOL, *(tool if isinstance(tool, str) else tool.name
+                                               for tool in member.tools)]
+            for member in self.config.members})
+        mail = session.store.mail(session.name)
+        self._mail_seq = max((m.seq for m in mail), default=0)
+        self._resume_due = True
+
+    def resume(self, timeout: float | None = None) -> str | None:
+        """Go on with what the session's last process left unfinished (turns begun, turns
+        waiting, messages not yet delivered) and wait until the team is quiet: the
+        coordinator's answer, or None when nothing was left (raises as ``run`` does)."""
+        if not self.begin_resume():
+            return None
+        return self._wait_answer(timeout)
+
+    def begin_resume(self) -> bool:
+        """Resume every member's stored turns (each counted in flight) and deliver the
+        messages no member received; whether there was anything."""
+        with self._lock:
+            due, self._resume_due = self._resume_due, False
+        session = self.session
+        if not due or session is None:
+            return False
+        found = False
+        for name, agent in self.agents.items():
+            for turn in agent.resume():
+                found = True
+                self._count(turn, name)
+        from autobyteus_like.store.records import MailState
+
+        for mail in session.store.mail(session.name):
+            if mail.state is MailState.QUEUED:
+                found = True
+                self._send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
+        return found
+
+    def _count(self, turn: ResumedTurn, member: str) -> None:
+        with self._lock:
+            self._in_flight += 1
+        turn.reply.add_done_callback(
+            lambda done: self._turn_ended(done, member, turn.sender,
+                                          turn.text.startswith(_NOTICE)))
+
+    def _queue_mail(self, recipient: str, content: str, sender: str | None) -> str | None:
+        """Store a message before it is delivered (with a session); its id."""
+        session = self.session
+        if session is None:
+            return None
+        from autobyteus_like.store.records import MailRecord, MailState
+
+        with self._lock:
+            self._mail_seq += 1
+            seq = self._mail_seq
+        mail_id = f"mail-{seq}"
+        session.store.queue_mail(session.name, MailRecord(
+            mail_id=mail_id, seq=seq, sender=sender, recipient=recipient, content=content,
+            state=MailState.QUEUED))
+        return mail_id
+
     def _send(
-        self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False
+        self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
+        mail_id: str | None = None,
     ) -> Future[str]:
+        if self._resume_due:
+            self.begin_resume()
+        if mail_id is None:  # stored before it is delivered
+            mail_id = self._queue_mail(recipient, content, sender)
         with self._lock:
             self._in_flight += 1
         try:
-            reply = self.agents[recipient].send(content, sender=sender)
+            reply = self.agents[recipient].send(content, sender=sender, mail_id=mail_id)
         except AgentStoppedError as exc:
             self._finished()
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
@@ -201,8 +292,7 @@ class AgentTeam:
             else:
                 self._errors[member] = error
         if error is not None and sender is not None and not stopping and not error_reply:
-            self._send(sender, f"Your message could not be handled by {member}: {error}", member,
-                       error_reply=True)
+            self._send(sender, f"{_NOTICE}{member}: {error}", member, error_reply=True)
         self._finished()
 
     def _finished(self) -> None:
@@ -246,6 +336,9 @@ class AgentTeam:
         coordinator's last turn failed.
         """
         self.send(message)
+        return self._wait_answer(timeout)
+
+    def _wait_answer(self, timeout: float | None) -> str:
         with self._lock:
             if not self._lock.wait_for(lambda: self._in_flight == 0 or self._stopping, timeout):
                 raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s")

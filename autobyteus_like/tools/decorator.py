@@ -34,6 +34,7 @@ def tool(
     needs_network: bool = False,
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
+    idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
 
 
@@ -51,6 +52,7 @@ def tool(
     needs_network: bool = False,
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
+    idempotent: bool = False,
 ) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
     """Declare a tool from a typed function (sync or async).
 
@@ -75,6 +77,7 @@ def tool(
             needs_network=needs_network,
             result_allowlist=result_allowlist,
             masked_arguments=masked_arguments,
+            idempotent=idempotent,
             context_parameter=context_parameter,
         )
 

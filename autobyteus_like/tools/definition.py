@@ -53,6 +53,9 @@ class ToolDefinition:
     """Result fields that may appear in events, logs and the session log (None: all)."""
     masked_arguments: tuple[str, ...] = ()
     """Arguments whose values are masked in events, logs and the session log."""
+    idempotent: bool = False
+    """Safe to run twice: a call that was running when its process died runs again on resume
+    (otherwise the LLM is told it was INTERRUPTED)."""
     context_parameter: str | None = None
     """The parameter that receives the ToolContext, if the function declares one."""
     input_schema: dict[str, Any] | None = None

@@ -26,6 +26,8 @@ class ErrorCode(StrEnum):
     """The tool's server is gone or not running (an MCP server that died; it is restarted)."""
     TOOL_ERROR = "TOOL_ERROR"
     """The tool ran and reported an error of its own (an MCP result with ``isError``)."""
+    INTERRUPTED = "INTERRUPTED"
+    """The call was running when its process stopped; whether it finished is unknown."""
     INTERNAL = "INTERNAL"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 __all__ = ["InvocationIdAllocator"]
@@ -73,6 +73,15 @@ class InvocationIdAllocator:
             self._used.add(supplied)
             return supplied
         return self._unique(supplied, start=2)
+
+    def restore(self, used: Iterable[str]) -> None:
+        """Take back the ids a stored session used (oldest first), so that the calls after a
+        resume get the ids they would have had without the interruption."""
+        for used_id in used:
+            self._used.add(used_id)
+            base, _, number = used_id.rpartition("_")
+            if base and number.isdigit():
+                self._counts[base] = max(self._counts.get(base, 0), int(number))
 
     def _unique(self, base: str, start: int) -> str:
         n = start

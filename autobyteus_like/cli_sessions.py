@@ -1,0 +1,236 @@
+"""The command line's durable-session commands: where the store is, ``sessions list | show |
+rm``, and ``approve`` / ``deny`` of a call that waits for a person in a stopped session.
+
+The store is, in order: ``--store URL``; the ``store:`` of ``--team TEAM.yaml`` (relative to
+its folder) or ``TEAM.sessions.db`` beside it; ``$AUTOBYTEUS_LIKE_STORE``; the one
+``*.sessions.db`` in the current folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autobyteus_like.errors import UsageError
+
+if TYPE_CHECKING:
+    from autobyteus_like.store import SessionStore
+
+__all__ = ["add_session_commands", "open_cli_store", "team_store_location"]
+
+STORE_VARIABLE = "AUTOBYTEUS_LIKE_STORE"
+
+
+def team_store_location(team_file: str | Path, store: str | None) -> str:
+    """Where a team's sessions are kept: its ``store:`` (a URL, or a path relative to the
+    team file's folder) or ``<team>.sessions.db`` beside it."""
+    path = Path(team_file)
+    if store is None:
+        return str(path.with_name(f"{path.stem}.sessions.db"))
+    if store.startswith(("postgresql://", "postgres://", "sqlite:///")):
+        return store
+    return str(path.parent / store)
+
+
+def _location(args: argparse.Namespace) -> str:
+    if getattr(args, "store", None):
+        return str(args.store)
+    if getattr(args, "team", None):
+        from autobyteus_like.team.yaml_source import load_yaml
+
+        data = load_yaml(args.team)
+        store = data.get("store") if isinstance(data, dict) else None
+        if store is not None and not isinstance(store, str):
+            raise UsageError(f"{args.team}: store: expected a path or URL")
+        return team_store_location(args.team, store)
+    if os.environ.get(STORE_VARIABLE):
+        return os.environ[STORE_VARIABLE]
+    found = sorted(Path.cwd().glob("*.sessions.db"))
+    if len(found) == 1:
+        return str(found[0])
+    which = "several *.sessions.db here" if found else "no *.sessions.db here"
+    raise UsageError(f"which session store? {which}; pass --store PATH_OR_URL or "
+                     "--team TEAM.yaml")
+
+
+def open_cli_store(args: argparse.Namespace, *, must_exist: bool = True) -> SessionStore:
+    """The store the arguments name (``UsageError`` if a SQLite file is not there)."""
+    from autobyteus_like.store import open_store
+
+    location = _location(args)
+    is_url = location.startswith(("postgresql://", "postgres://"))
+    file = location.removeprefix("sqlite:///")
+    if must_exist and not is_url and not Path(file).is_file():
+        raise UsageError(f"no session store at {file}")
+    return open_store(location)
+
+
+def _when(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
+
+
+def _list(args: argparse.Namespace) -> int:
+    store = open_cli_store(args)
+    try:
+        sessions = store.sessions()
+        if not sessions:
+            print("no sessions")
+        for info in sessions:
+            holder = store.is_held(info.name)
+            state = f"running in {holder}" if holder else store.standing(info.name)
+            print(f"{info.name}\tteam {info.team}\t{state}\tupdated {_when(info.updated_ms)}")
+    finally:
+        store.close()
+    return 0
+
+
+def _session_or_error(store: SessionStore, name: str) -> None:
+    if store.session(name) is None:
+        known = ", ".join(info.name for info in store.sessions()) or "none"
+        raise UsageError(f"no session named {name!r} (sessions: {known})")
+
+
+def _show(args: argparse.Namespace) -> int:
+    store = open_cli_store(args)
+    try:
+        _session_or_error(store, args.name)
+        info = store.session(args.name)
+        assert info is not None
+        print(f"session {info.name} (team {info.team}): {store.standing(info.name)}")
+        for agent in store.agents(args.name):
+            print(f"\n== {agent} ==")
+            for message in store.history(args.name, agent, every_epoch=True):
+                _print_message(message.role, message.content, message.tool_calls,
+                               message.tool_results)
+            for call in store.calls(args.name, agent):
+                outcome = "" if call.result is None else f" -> {_result_text(call.result)}"
+                print(f"  call {call.invocation_id} {call.name}: {call.state.value}{outcome}")
+        mail = store.mail(args.name)
+        if mail:
+            print("\n== messages between members ==")
+        for item in mail:
+            print(f"  {item.mail_id} {item.sender or 'user'} -> {item.recipient}: "
+                  f"{item.state.value}")
+    finally:
+        store.close()
+    return 0
+
+
+def _print_message(role: str, content: str, calls: list[dict[str, Any]],
+                   results: list[dict[str, Any]]) -> None:
+    text = content.encode("utf-8", "backslashreplace").decode("utf-8")
+    print(f"[{role}] {text}")
+    for call in calls:
+        print(f"  calls {call.get('name')}({call.get('arguments')}) id={call.get('id')}")
+    for result in results:
+        print(f"  result {result.get('invocation_id')}: {_result_text(result)}")
+
+
+def _result_text(result: dict[str, Any], limit: int = 200) -> str:
+    if result.get("status") == "success":
+        text = repr(result.get("content"))
+    else:
+        error = result.get("error") or {}
+        text = f"{error.get('code')}: {error.get('message')}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _remove(args: argparse.Namespace) -> int:
+    store = open_cli_store(args)
+    try:
+        _session_or_error(store, args.name)
+        holder = store.is_held(args.name)
+        if holder:
+            raise UsageError(f"session {args.name!r} is running in {holder}; stop it first")
+        store.delete(args.name)
+        print(f"removed session {args.name}")
+    finally:
+        store.close()
+    return 0
+
+
+def _decide(args: argparse.Namespace) -> int:
+    from autobyteus_like.store import CallState
+    from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
+
+    store = open_cli_store(args)
+    try:
+        _session_or_error(store, args.name)
+        holder = store.is_held(args.name)
+        if holder:
+            raise UsageError(f"session {args.name!r} is running in {holder}; decide there")
+        call = store.find_call(args.name, args.call_id)
+        if call is None or call.state is not CallState.WAITING_APPROVAL:
+            waiting = ", ".join(f"{c.invocation_id} ({c.agent}: {c.name})"
+                                for c in store.waiting_calls(args.name)) or "none"
+            why = "no call" if call is None else f"call ({call.state.value}), not waiting:"
+            raise UsageError(f"session {args.name!r} has {why} {args.call_id!r}; waiting for "
+                             f"approval: {waiting}")
+        if args.approve:
+            store.set_call(args.name, call.agent, call.invocation_id, CallState.APPROVED)
+            verdict = "approved"
+        else:
+            invocation = ToolInvocation(id=call.invocation_id, name=call.name,
+                                        arguments=call.arguments)
+            result = ToolResult.failure(
+                invocation, ErrorCode.DENIED, f"denied: {args.reason}",
+                suggestion="do not retry this call unchanged; choose another approach",
+                recoverable=False)
+            store.set_call(args.name, call.agent, call.invocation_id, CallState.DENIED,
+                           result.model_dump(mode="json"))
+            verdict = "denied"
+        store.set_status(args.name, store.standing(args.name))
+        print(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; the next "
+              f"`run TEAM.yaml --session {args.name}` goes on from here")
+    finally:
+        store.close()
+    return 0
+
+
+def _store_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", metavar="PATH_OR_URL",
+                        help="the session store (a SQLite file or a postgresql:// URL)")
+    parser.add_argument("--team", metavar="TEAM.yaml",
+                        help="use the store of this team (its store: or TEAM.sessions.db)")
+
+
+def add_session_commands(commands: Any) -> None:
+    """Add ``sessions``, ``approve`` and ``deny`` to the CLI's subcommands."""
+    sessions = commands.add_parser("sessions", help="list, show or remove durable sessions",
+                                   description="List, show or remove durable sessions.")
+    actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="every session and where it stands")
+    _store_options(listing)
+    listing.set_defaults(handler=_list)
+    show = actions.add_parser("show", help="a session's transcript, tool results included")
+    show.add_argument("name")
+    _store_options(show)
+    show.set_defaults(handler=_show)
+    remove = actions.add_parser("rm", help="remove a session and everything in it")
+    remove.add_argument("name")
+    _store_options(remove)
+    remove.set_defaults(handler=_remove)
+    for verdict in ("approve", "deny"):
+        parser = commands.add_parser(
+            verdict, help=f"{verdict} a call that waits for a person in a stopped session",
+            description=f"{verdict.capitalize()} a call that waits for a person in a stopped "
+                        "session; the next run of the session goes on from the decision.")
+        parser.add_argument("name", help="the session")
+        parser.add_argument("call_id", help="the call's id (see `sessions show NAME`)")
+        if verdict == "deny":
+            parser.add_argument("--reason", default="denied by the user",
+                                help="what the LLM is told")
+        _store_options(parser)
+        parser.set_defaults(handler=_decide, approve=verdict == "approve")
+
+
+def print_waiting(store: SessionStore, name: str, store_flag: str) -> None:
+    """Tell the user which calls wait for them and how to decide."""
+    for call in store.waiting_calls(name):
+        print(f"waiting for approval: {call.agent} {call.name} {call.invocation_id}; decide with "
+              f"`autobyteus-like approve {name} {call.invocation_id}{store_flag}` (or deny)",
+              file=sys.stderr)

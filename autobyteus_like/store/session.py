@@ -1,0 +1,123 @@
+"""Session: one named conversation in a store, held by this process while it runs.
+
+``Agent(config, session=Session("chat-1", "chat.db"))`` or
+``AgentTeam.from_yaml(path, session=Session("run-7", "team.sessions.db"))``: the agent or team
+holds the session's lease while it runs (a second process gets ``SessionInUseError``), writes
+every step as it goes, and on the next start picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from autobyteus_like.errors import ConfigError, StoreError
+from autobyteus_like.store.database import Durability
+from autobyteus_like.store.journal import AgentJournal
+from autobyteus_like.store.restore import RestoredAgent, restore_agent
+from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
+
+__all__ = ["Session", "describe_members"]
+
+
+def describe_members(members: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """What a session records about the configuration it ran: each member and its tools."""
+    return {"members": {name: sorted(tools) for name, tools in members.items()}}
+
+
+class Session:
+    """A named session in a store (a location, or a ``SessionStore`` already open)."""
+
+    def __init__(self, name: str, store: SessionStore | str | Path, *,
+                 durability: Durability = "process") -> None:
+        if not name or not name.strip():
+            raise ValueError("a session needs a name")
+        self.name = name
+        self._owns_store = not isinstance(store, SessionStore)
+        self.store: SessionStore = (store if isinstance(store, SessionStore)
+                                    else open_store(store, durability=durability))
+        self.owner = process_owner()
+        self.held = False
+        self.created = False
+        self._renewed = 0.0
+
+    def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:
+        """Take the session for this process (creating it if new). A session that exists must
+        be the same team, with every member and tool it used still there (``ConfigError``
+        naming what is gone); another live holder is a ``SessionInUseError``."""
+        config = describe_members(members)
+        fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+        existing = self.store.session(self.name)
+        if existing is not None:
+            problems = _changes(existing.team, existing.config, team, config)
+            if problems:
+                raise ConfigError(f"session {self.name!r}", problems)
+        _, self.created = self.store.hold(self.name, team=team, fingerprint=fingerprint,
+                                          config=config, owner=self.owner)
+        self.held = True
+        self._renewed = time.monotonic()
+        self.store.set_status(self.name, "active")
+
+    def renew(self) -> None:
+        """Extend the lease (at most every few seconds; called as turns go)."""
+        now = time.monotonic()
+        if self.held and now - self._renewed > self.store.lease_s / 3:
+            self._renewed = now
+            self.store.renew(self.name, self.owner)
+
+    def standing(self) -> str:
+        """Where the session's work stands: waiting (for a person), unfinished or done."""
+        return self.store.standing(self.name)
+
+    def release(self, status: str) -> None:
+        """Give the session up, recording where it stands (done, waiting, stopped, failed)."""
+        if self.held:
+            self.held = False
+            self.store.release(self.name, self.owner, status)
+
+    def restore(self, agent: str) -> RestoredAgent:
+        """Where ``agent`` stands in this session."""
+        return restore_agent(self.store, self.name, agent)
+
+    def journal(self, agent: str, restored: RestoredAgent) -> AgentJournal:
+        """The journal ``agent`` writes its turns to (after ``restored``)."""
+        if not self.held:
+            raise StoreError(f"session {self.name!r} is not held by this process")
+        return AgentJournal(self.store, self.name, agent, persisted=len(restored.messages),
+                            on_write=self.renew)
+
+    def close(self) -> None:
+        """Release the session and close the store if this session opened it."""
+        if self.held:
+            self.release(self.standing())
+        if self._owns_store:
+            self.store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _changes(old_team: str, old: Mapping[str, Any], team: str, new: Mapping[str, Any]
+             ) -> list[str]:
+    """What a session needs that the configuration no longer has."""
+    problems = []
+    if old_team != team:
+        problems.append(f"it belongs to team {old_team!r}, not {team!r}")
+    old_members: Mapping[str, list[str]] = old.get("members", {})
+    new_members: Mapping[str, list[str]] = new.get("members", {})
+    for member, tools in old_members.items():
+        if member not in new_members:
+            problems.append(f"member {member!r} is gone from the configuration")
+            continue
+        gone = sorted(set(tools) - set(new_members[member]))
+        if gone:
+            problems.append(f"member {member!r} no longer has the tools it used: "
+                            f"{', '.join(gone)}")
+    return problems
