@@ -2,8 +2,8 @@
 ``serve-mcp``, and for durable sessions ``sessions``, ``approve`` and ``deny``.
 
 Exit codes: 0 the run finished (or the config is valid); 1 the run failed or timed out; 2 the
-command, the config or the tools could not be used; 3 the run stopped to wait for a person
-(``--detach-on-approval``).
+command, the config, the tools or the session store could not be used; 3 the run stopped to
+wait for a person (``--detach-on-approval``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from autobyteus_like import __version__
 from autobyteus_like.cli_sessions import add_session_commands, print_waiting, team_store_location
 from autobyteus_like.cli_view import EventView, JsonView, RichView
-from autobyteus_like.errors import AutobyteusLikeError, ConfigError, UsageError
+from autobyteus_like.errors import AutobyteusLikeError, ConfigError, StoreError, UsageError
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
@@ -381,7 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ConfigError, UsageError) as exc:
+    except (ConfigError, UsageError, StoreError) as exc:  # StoreError: a store or session
+        # that cannot be used (in use by another process, written by a newer release)
         _report(exc, args.debug)
         if isinstance(exc, ConfigError) and not getattr(args, "tools", None) and any(
                 problem.startswith("members[") and "unknown tool" in problem

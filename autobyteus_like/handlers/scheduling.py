@@ -164,6 +164,11 @@ class TurnSchedule:
         return self._awaiting > 0
 
     @property
+    def waiting_only_for_people(self) -> bool:
+        """Whether every call left waits for a person (none pending, ready or running)."""
+        return self._awaiting > 0 and self._unfinished == self._awaiting
+
+    @property
     def running(self) -> bool:
         """Whether any call is executing."""
         return self._running > 0

@@ -141,11 +141,12 @@ def _start(ctx: AgentContext, slot: Slot) -> None:
 
 
 def update_status(ctx: AgentContext) -> None:
-    """The status the turn's calls imply: waiting for a person, or running tools."""
+    """The status the turn's calls imply: waiting for a person (once nothing else can move
+    the turn on), or running tools."""
     turn = ctx.turn
     if turn is None:
         return
-    if turn.schedule.waiting_for_approval:
+    if turn.response_done and turn.schedule.waiting_only_for_people:
         ctx.set_status(AgentStatus.AWAITING_APPROVAL)
     elif turn.schedule.running:
         ctx.set_status(AgentStatus.RUNNING_TOOLS)

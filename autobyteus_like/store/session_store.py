@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import threading
 import time
@@ -49,8 +50,9 @@ def _dump(value: Any) -> str:
 
 
 def process_owner() -> str:
-    """This process, as a lease owner: ``host:pid:start``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{int(time.time())}"
+    """A new lease owner in this process: ``host:pid:token`` (two holders in one process
+    are two owners; the pid says whether the holder is still alive)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 def _owner_is_gone(owner: str) -> bool:

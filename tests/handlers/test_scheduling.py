@@ -156,3 +156,17 @@ def test_a_response_of_many_calls_schedules_in_linear_time():
             assert large < 5 * small, (sequential, small, large)  # quadratic would be ~10x
     finally:
         gc.enable()
+
+
+def test_waiting_only_for_people_once_nothing_else_can_move():
+    schedule = TurnSchedule(sequential=False)
+    asked, other = schedule.add(call(0), fast), schedule.add(call(1), fast)
+    schedule.await_approval(asked)
+    assert schedule.waiting_for_approval and not schedule.waiting_only_for_people  # 1 pending
+    schedule.make_ready(other)
+    [started] = schedule.startable()
+    assert not schedule.waiting_only_for_people  # one still runs
+    schedule.finish(started.invocation.id, ToolResult.success(started.invocation, "x"))
+    assert schedule.waiting_only_for_people
+    schedule.make_ready(asked)
+    assert not schedule.waiting_only_for_people

@@ -22,20 +22,6 @@ from autobyteus_like.store import (
 )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store_url(request, tmp_path):
-    if request.param == "sqlite":
-        return str(tmp_path / "sessions.db")
-    return request.getfixturevalue("postgres_server").new_database()
-
-
-@pytest.fixture
-def store(store_url):
-    opened = open_store(store_url)
-    yield opened
-    opened.close()
-
-
 def hold(store: SessionStore, name: str = "s1", owner: str = "me") -> None:
     store.hold(name, team="team", fingerprint="f1", config={"members": ["lead"]}, owner=owner)
 
