@@ -1,11 +1,12 @@
 """AgentActor: the pykka actor that owns one agent's state and handles its events one at a time.
 
-Every event is recorded in the session log (when there is one), published to subscribers, then
-handed to the handler registered for its type; events that handlers emit are processed in FIFO
-order before the next message. Blocking work (LLM streaming, tool bodies) runs on the LLM worker
-actor and the tool runner, which answer with events, so this actor is always free for approvals,
-messages and stop. A mailbox message may carry several events (the LLM's last piece of text and
-the end of its response), handled in order as if they had come one by one.
+Every event is handed to the handler registered for its type (which stores it, in a durable
+session), then recorded in the session log (when there is one) and published to subscribers;
+events that handlers emit are processed in FIFO order before the next message. Blocking work
+(LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner, which answer
+with events, so this actor is always free for approvals, messages and stop. A mailbox message
+may carry several events (the LLM's last piece of text and the end of its response), handled
+in order as if they had come one by one.
 """
 
 from __future__ import annotations
@@ -225,6 +226,12 @@ class AgentActor(FastInboxActor):
         while outbox:
             event = outbox.popleft()
             kind = type(event)
+            handler = handlers.get(kind)
+            if handler is not None:  # first, so a durable session has stored it when shown
+                try:
+                    handler.handle(event, ctx)
+                except Exception as exc:  # a handler bug ends the turn, never the agent
+                    self._handler_failed(event, exc)
             if self._session_log is not None or publisher.has_subscribers:
                 redact = self._redactable.get(kind)
                 if redact is None:
@@ -233,13 +240,6 @@ class AgentActor(FastInboxActor):
                 if self._session_log is not None:
                     self._record(public)  # on disk before anyone is shown it
                 publisher.publish(public)
-            handler = handlers.get(kind)
-            if handler is None:
-                continue
-            try:
-                handler.handle(event, ctx)
-            except Exception as exc:  # a handler bug ends the turn, never the agent
-                self._handler_failed(event, exc)
         if self._handoffs:
             handoffs, self._handoffs = self._handoffs, []
             for handoff in handoffs:
