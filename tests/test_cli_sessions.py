@@ -44,7 +44,7 @@ def test_detach_approve_and_resume_finish_the_run(team, capsys):
     assert main(["sessions", "show", "s1"]) == 0
     shown = capsys.readouterr().out
     assert "call call_write write_file: succeeded -> 'wrote 21 characters to hello.py'" in shown
-    assert "mail-3 coder -> lead: answered" in shown
+    assert "coder -> lead: answered" in shown and "user -> lead: answered" in shown
     assert main(["sessions", "list"]) == 0
     assert "\tdone\t" in capsys.readouterr().out
     assert main(["run", *team, "--session", "s1"]) == 2

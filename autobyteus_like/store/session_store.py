@@ -447,6 +447,11 @@ class SessionStore:
                 "UPDATE mail SET state = ?, data = ? WHERE session = ? AND mail_id = ?",
                 (state.value, _dump(data), session, mail_id))
 
+    def has_mail(self, session: str, mail_id: str) -> bool:
+        """Whether a message of that id is stored."""
+        return bool(self._rows("SELECT 1 FROM mail WHERE session = ? AND mail_id = ?",
+                               session, mail_id))
+
     def mail(self, session: str) -> list[MailRecord]:
         """Every message of the session, in the order they were sent."""
         rows = self._rows(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 
@@ -14,14 +15,15 @@ __all__ = ["Router", "send_message_tool"]
 class Router(Protocol):
     """Delivers a message between members, or raises ``ToolFailure`` saying why it cannot."""
 
-    def deliver(self, sender: str, recipient: str, content: str) -> str:
-        """Deliver and return a confirmation for the sender."""
+    def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
+        """Deliver and return a confirmation for the sender (``call_id``: the sending call,
+        which makes delivery happen once however often that call runs)."""
 
 
 def send_message_tool(router: Router, sender: str) -> ToolDefinition:
     """The ``send_message_to`` tool as ``sender`` uses it."""
 
-    def send_message_to(recipient_name: str, content: str) -> str:
+    def send_message_to(recipient_name: str, content: str, context: ToolContext) -> str:
         """Send a message to a teammate. It is delivered at once and handled when they are free;
         they answer with a message of their own.
 
@@ -29,6 +31,8 @@ def send_message_tool(router: Router, sender: str) -> ToolDefinition:
             recipient_name: The teammate's name, exactly as listed.
             content: What to tell them; include everything they need to act.
         """
-        return router.deliver(sender, recipient_name, content)
+        return router.deliver(sender, recipient_name, content, context.invocation_id)
 
-    return tool(name=SEND_MESSAGE_TOOL, category="team")(send_message_to)
+    # Idempotent: a call that was running when the process died runs again on resume, and the
+    # router delivers a call's message only once.
+    return tool(name=SEND_MESSAGE_TOOL, category="team", idempotent=True)(send_message_to)

@@ -176,8 +176,10 @@ class AgentTeam:
 
     # -- messages ----------------------------------------------------------------------------
 
-    def deliver(self, sender: str, recipient: str, content: str) -> str:
-        """``send_message_to`` for ``sender``: real delivery, or a failure saying why not."""
+    def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
+        """``send_message_to`` for ``sender``: real delivery, or a failure saying why not.
+        With a session, the message of one call (``call_id``) is stored and delivered once,
+        however often the call runs (it runs again when a resume finds it was running)."""
         teammates = [name for name in self.agents if name != sender]
         suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
                       "you have no teammates; answer with your result instead of a message")
@@ -187,7 +189,11 @@ class AgentTeam:
         if recipient not in self.agents:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
                               suggestion=suggestion)
-        self._send(recipient, content, sender)
+        mail_id = f"{sender}/{call_id}" if call_id and self.session is not None else None
+        if mail_id is not None and self.session is not None and self.session.store.has_mail(
+                self.session.name, mail_id):
+            return f"delivered to {recipient}"  # stored before: delivered, or to be on resume
+        self._send(recipient, content, sender, new_mail_id=mail_id)
         return f"delivered to {recipient}"
 
     # -- a durable session -------------------------------------------------------------------
@@ -239,7 +245,8 @@ class AgentTeam:
             lambda done: self._turn_ended(done, member, turn.sender,
                                           turn.text.startswith(_NOTICE)))
 
-    def _queue_mail(self, recipient: str, content: str, sender: str | None) -> str | None:
+    def _queue_mail(self, recipient: str, content: str, sender: str | None,
+                    mail_id: str | None) -> str | None:
         """Store a message before it is delivered (with a session); its id."""
         session = self.session
         if session is None:
@@ -249,7 +256,7 @@ class AgentTeam:
         with self._lock:
             self._mail_seq += 1
             seq = self._mail_seq
-        mail_id = f"mail-{seq}"
+        mail_id = mail_id or f"mail-{seq}"
         session.store.queue_mail(session.name, MailRecord(
             mail_id=mail_id, seq=seq, sender=sender, recipient=recipient, content=content,
             state=MailState.QUEUED))
@@ -257,12 +264,14 @@ class AgentTeam:
 
     def _send(
         self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
-        mail_id: str | None = None,
+        mail_id: str | None = None, new_mail_id: str | None = None,
     ) -> Future[str]:
+        """Deliver a message: ``mail_id`` one already stored, else a new one (stored first,
+        as ``new_mail_id`` when given)."""
         if self._resume_due:
             self.begin_resume()
         if mail_id is None:  # stored before it is delivered
-            mail_id = self._queue_mail(recipient, content, sender)
+            mail_id = self._queue_mail(recipient, content, sender, new_mail_id)
         with self._lock:
             self._in_flight += 1
         try:
