@@ -61,7 +61,9 @@ class PostgresServer:
         if done.returncode != 0:
             raise RuntimeError(f"{args[0]} failed: {done.stdout}{done.stderr}")
 
-    def start(self) -> PostgresServer:
+    def start(self, durable: bool = False) -> PostgresServer:
+        """Start the server; ``durable``: with fsync (as a real server runs; benchmarks),
+        else without (tests, which only need it fast)."""
         data = self.folder / "data"
         data.mkdir()
         if self.user is not None:
@@ -73,7 +75,7 @@ class PostgresServer:
         self._process = subprocess.Popen(
             [str(self.binaries / "postgres"), "-D", str(data), "-p", str(self.port),
              "-k", str(self.folder), "-c", "listen_addresses=127.0.0.1",
-             "-c", "fsync=off", "-c", "full_page_writes=off"],
+             *([] if durable else ["-c", "fsync=off", "-c", "full_page_writes=off"])],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, user=self.user,
             start_new_session=True)
         self._wait_ready()
