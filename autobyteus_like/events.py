@@ -65,6 +65,9 @@ class UserMessageReceived(AgentEvent):
     """Who sent it: None for the user, or another agent's name."""
     reply: Future[str] | None = field(default=None, compare=False, repr=False)
     """Completed with the turn's answer (or its error) when the turn ends."""
+    trace_parent: object | None = field(default=None, compare=False, repr=False)
+    """The OpenTelemetry span context the turn's span continues (a teammate's call that sent
+    the message, or the sender's own span); set only when tracing is on."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,6 +39,9 @@ from autobyteus_like.tools.registry import (
     acquire_all,
     split_tool_sources,
 )
+from autobyteus_like.tracing.settings import Tracing, current_parent
+from autobyteus_like.tracing.watch import build_watch
+from autobyteus_like.usage.report import AgentUsage, TeamUsage, UsageReport
 
 __all__ = ["Agent"]
 
@@ -55,6 +58,8 @@ class Agent:
     ``tools`` may include tool sources (``MCPToolset``): the agent starts them with itself,
     resolves the names (and patterns such as ``fs.*``) against their tools once they run, stops
     them with itself, and takes their new tools before its next turn when they change.
+    ``tracing`` says where its spans go (by default: the global SDK provider, if one is set);
+    ``team_usage`` is set by ``AgentTeam`` (the team's ledgers and limits).
     """
 
     def __init__(
@@ -63,6 +68,8 @@ class Agent:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        tracing: Tracing | None = None,
+        team_usage: TeamUsage | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -76,6 +83,15 @@ class Agent:
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._ref: pykka.ActorRef[AgentActor] | None = None
+        self.tracing = tracing
+        self._usage = AgentUsage(config.name, config.limits, config.prices, team_usage)
+        self._traced = False
+
+    @property
+    def usage(self) -> UsageReport:
+        """Tokens, calls and cost: this run's (since start), the session's (every run) and
+        each recent turn's."""
+        return self._usage.report()
 
     def _resolve_tools(self, pending: Iterable[str] = ()) -> tuple[ToolRegistry, str]:
         """The agent's tools (its sources' current tools included) and its system prompt."""
@@ -141,9 +157,11 @@ class Agent:
         handlers = default_handlers()
         for event_type, handler in self.config.handlers.items():
             handlers.register(event_type, handler)
+        watch = build_watch(self.name, llm, self._usage, self.tracing)  # usage and spans
+        self._traced = watch.spans is not None
         self._ref = AgentActor.start(
             config, self.tools, self.format, self.system_prompt, handlers,
-            self._publisher, self._threads,
+            self._publisher, self._threads, watch,
         )
 
     def stop(self, timeout: float = 10) -> None:
@@ -192,13 +210,18 @@ class Agent:
             raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
         ref.tell(event)
 
-    def send(self, text: str, *, sender: str | None = None) -> Future[str]:
-        """Queue a message; the future completes with the turn's answer (or its error)."""
+    def send(self, text: str, *, sender: str | None = None,
+             trace_parent: object | None = None) -> Future[str]:
+        """Queue a message; the future completes with the turn's answer (or its error).
+        With tracing on, the turn's span continues ``trace_parent`` (an OpenTelemetry span
+        context), else the caller's current span if it has one."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
+        if trace_parent is None and self._traced:
+            trace_parent = current_parent()
         reply: Future[str] = Future()
         self._tell(UserMessageReceived(agent=self.name, text=text, turn_id=next(self._turn_ids),
-                                       sender=sender, reply=reply))
+                                       sender=sender, reply=reply, trace_parent=trace_parent))
         return reply
 
     def run(self, text: str, timeout: float | None = None) -> str:

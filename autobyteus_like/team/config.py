@@ -25,6 +25,8 @@ from pydantic import (
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
+from autobyteus_like.usage.limits import UsageLimits
+from autobyteus_like.usage.prices import PriceTable
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
@@ -74,6 +76,10 @@ class TeamConfig(BaseModel):
     """MCP servers whose tools members may name (``fs.read_file``, or ``fs.*``): name ->
     ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
     The team starts them with itself and stops them with itself."""
+    limits: UsageLimits | None = None
+    """Usage limits of each run of the whole team (members may have their own as well)."""
+    prices: PriceTable = Field(default_factory=PriceTable)
+    """Prices of models of one's own, for every member (a member's own ``prices`` win)."""
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:

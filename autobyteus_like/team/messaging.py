@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 
@@ -14,14 +15,16 @@ __all__ = ["Router", "send_message_tool"]
 class Router(Protocol):
     """Delivers a message between members, or raises ``ToolFailure`` saying why it cannot."""
 
-    def deliver(self, sender: str, recipient: str, content: str) -> str:
-        """Deliver and return a confirmation for the sender."""
+    def deliver(self, sender: str, recipient: str, content: str,
+                via: str | None = None) -> str:
+        """Deliver and return a confirmation for the sender; ``via`` is the id of the sender's
+        call that sends it (its span becomes the parent of the receiver's turn)."""
 
 
 def send_message_tool(router: Router, sender: str) -> ToolDefinition:
     """The ``send_message_to`` tool as ``sender`` uses it."""
 
-    def send_message_to(recipient_name: str, content: str) -> str:
+    def send_message_to(recipient_name: str, content: str, context: ToolContext) -> str:
         """Send a message to a teammate. It is delivered at once and handled when they are free;
         they answer with a message of their own.
 
@@ -29,6 +32,6 @@ def send_message_tool(router: Router, sender: str) -> ToolDefinition:
             recipient_name: The teammate's name, exactly as listed.
             content: What to tell them; include everything they need to act.
         """
-        return router.deliver(sender, recipient_name, content)
+        return router.deliver(sender, recipient_name, content, context.invocation_id)
 
     return tool(name=SEND_MESSAGE_TOOL, category="team")(send_message_to)

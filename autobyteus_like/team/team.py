@@ -16,7 +16,13 @@ from types import TracebackType
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
-from autobyteus_like.errors import AgentStoppedError, ConfigError, LLMError, ToolFailure
+from autobyteus_like.errors import (
+    AgentStoppedError,
+    ConfigError,
+    LLMError,
+    ToolFailure,
+    UsageLimitExceededError,
+)
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
@@ -29,6 +35,8 @@ from autobyteus_like.tools.registry import (
     acquire_all,
     split_tool_sources,
 )
+from autobyteus_like.tracing.settings import Tracing
+from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["AgentTeam"]
 
@@ -38,7 +46,8 @@ _TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
 class AgentTeam:
     """A running team. ``with team:`` starts every member and stops them all, and with them
     the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
-    ``tools``, each started once for the whole team."""
+    ``tools``, each started once for the whole team. ``tracing``: where the members' spans
+    go (one trace per run, across members)."""
 
     def __init__(
         self,
@@ -46,6 +55,7 @@ class AgentTeam:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         problems = config.tool_problems([*tools, *sources])
@@ -69,6 +79,8 @@ class AgentTeam:
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
         self.agents: dict[str, Agent] = {}
+        self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
+        self._usage = TeamUsage(config.name, config.limits)
         for member in config.members:
             effective = config.effective_member(member)
             prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
@@ -76,8 +88,11 @@ class AgentTeam:
             registry = ToolRegistry(tools)
             registry.add(send_message_tool(self, member.name))
             self.agents[member.name] = Agent(
-                effective.model_copy(update={"system_prompt": prompt}),
+                effective.model_copy(update={
+                    "system_prompt": prompt,
+                    "prices": effective.prices.merged_over(config.prices)}),
                 tools=[*registry, *sources], formats=formats,
+                tracing=self.tracing, team_usage=self._usage,
             )
 
     @classmethod
@@ -87,11 +102,13 @@ class AgentTeam:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        tracing: Tracing | None = None,
     ) -> AgentTeam:
         """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
         named, sources = split_tool_sources(tools)
         every = [*named, *sources]
-        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats)
+        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
+                   tracing=tracing)
 
     def _roster(self, member: str) -> str:
         lines = []
@@ -114,6 +131,8 @@ class AgentTeam:
             acquire_all(self.sources, f"team {self.name!r}")
             self._sources_held = True
         starting = ""
+        if not any(agent.running for agent in self.agents.values()):
+            self._usage.start_run()  # a new run: its limits count from zero
         try:
             for agent in self.agents.values():
                 starting = agent.name
@@ -155,8 +174,10 @@ class AgentTeam:
 
     # -- messages ----------------------------------------------------------------------------
 
-    def deliver(self, sender: str, recipient: str, content: str) -> str:
-        """``send_message_to`` for ``sender``: real delivery, or a failure saying why not."""
+    def deliver(self, sender: str, recipient: str, content: str,
+                via: str | None = None) -> str:
+        """``send_message_to`` for ``sender`` (in its call ``via``): real delivery, or a
+        failure saying why not."""
         teammates = [name for name in self.agents if name != sender]
         suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
                       "you have no teammates; answer with your result instead of a message")
@@ -166,16 +187,17 @@ class AgentTeam:
         if recipient not in self.agents:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
                               suggestion=suggestion)
-        self._send(recipient, content, sender)
+        self._send(recipient, content, sender, parent=self.tracing.directory.get(sender, via))
         return f"delivered to {recipient}"
 
     def _send(
-        self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False
+        self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
+        parent: object | None = None,
     ) -> Future[str]:
         with self._lock:
             self._in_flight += 1
         try:
-            reply = self.agents[recipient].send(content, sender=sender)
+            reply = self.agents[recipient].send(content, sender=sender, trace_parent=parent)
         except AgentStoppedError as exc:
             self._finished()
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
@@ -200,7 +222,9 @@ class AgentTeam:
                 self._errors.pop(member, None)
             else:
                 self._errors[member] = error
-        if error is not None and sender is not None and not stopping and not error_reply:
+        ended = isinstance(error, UsageLimitExceededError)  # the whole run ended: no notice
+        if (error is not None and sender is not None and not stopping and not error_reply
+                and not ended):
             self._send(sender, f"Your message could not be handled by {member}: {error}", member,
                        error_reply=True)
         self._finished()
@@ -253,9 +277,21 @@ class AgentTeam:
                 raise AgentStoppedError(f"team {self.name!r} stopped before the run finished")
             coordinator = self.config.coordinator
             error, answer = self._errors.get(coordinator), self._answers.get(coordinator, "")
+        error = self._usage.run.error or error  # a crossed limit ended the run for all
         if error is not None:
             raise error
         return answer
+
+    @property
+    def usage(self) -> UsageReport:
+        """Tokens, calls and cost of this run (since start), of the session (every run), and
+        of each member's run."""
+        return self._usage.report({name: agent.usage.run for name, agent in self.agents.items()})
+
+    @property
+    def usage_limit_error(self) -> UsageLimitExceededError | None:
+        """The limit that ended this run, if one did."""
+        return self._usage.run.error
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:
         """Every member's events and the team's own, merged as they happen, each naming its
