@@ -26,6 +26,7 @@ from autobyteus_like.errors import AutobyteusLikeError, ConfigError, UsageError
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tracing import Tracing, configure_tracing
 
 __all__ = ["load_tools", "main"]
 
@@ -125,7 +126,17 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
 def _run(args: argparse.Namespace) -> int:
     """Run the team until it is quiet, the deadline passes or the user interrupts; stopping
     cuts every member's LLM request and tool at once."""
-    team = AgentTeam.from_yaml(args.team, tools=load_tools(args.tools))
+    provider = configure_tracing(args.trace) if args.trace else None
+    try:
+        return _run_team(args, None if provider is None else Tracing(
+            provider=provider, capture_content=True if args.trace_content else None))
+    finally:
+        if provider is not None:
+            provider.shutdown()  # exports what is still batched
+
+
+def _run_team(args: argparse.Namespace, tracing: Tracing | None) -> int:
+    team = AgentTeam.from_yaml(args.team, tools=load_tools(args.tools), tracing=tracing)
     view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
     started = time.perf_counter()
     deadline = started + args.timeout
@@ -145,9 +156,11 @@ def _run(args: argparse.Namespace) -> int:
         except TimeoutError:
             failure = f"the team was still busy after {args.timeout:g} s; stopped it"
             view.note(failure)
-    view.summary(outcome, time.perf_counter() - started)
+    view.summary(outcome, time.perf_counter() - started, team.usage)
     if outcome is not None and outcome.error is not None:
         failure = f"the run failed: {outcome.error}"
+    if team.usage_limit_error is not None:
+        failure = str(team.usage_limit_error)
     if failure is not None:
         print(f"error: {failure}".splitlines()[0], file=sys.stderr)
         return 1
@@ -254,6 +267,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="show whole arguments and results in the live view")
     run.add_argument("--timeout", type=_seconds, default=300.0,
                      help="give up after this many seconds (default 300)")
+    run.add_argument("--trace", choices=["console", "otlp"],
+                     help="export OpenTelemetry spans: to stderr, or over OTLP/HTTP to "
+                          "$OTEL_EXPORTER_OTLP_ENDPOINT (needs autobyteus-like[otel])")
+    run.add_argument("--trace-content", action="store_true",
+                     help="record prompts, answers, arguments and results in the spans "
+                          "(redacted as events are); off by default")
     run.set_defaults(handler=_run)
     validate = commands.add_parser("validate", help="check a team's YAML file",
                                    description="Check a team's YAML file without running it.")
