@@ -3,6 +3,7 @@ always, its spans when tracing is on. The actor's one seam for usage, limits and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import UsageLimitExceededError
@@ -28,17 +29,18 @@ class AgentWatch:
         self.spans = spans
         self.kinds: frozenset[type[AgentEvent]] = (
             meter.kinds | spans.kinds if spans is not None else meter.kinds)
-
-    def see(self, event: AgentEvent, ctx: AgentContext) -> UsageLimitExceededError | None:
-        """Record ``event``; the error that ended the run, if it has ended (then the event is
-        not handled)."""
-        if self.spans is not None:
-            self.spans.see(event, ctx)
-        return self.meter.see(event, ctx)
-
-    def llm_requested(self, ctx: AgentContext) -> UsageLimitExceededError | None:
+        self.see: Callable[[AgentEvent, AgentContext], UsageLimitExceededError | None] = (
+            meter.see if spans is None else self._see_both)
+        """Record an event; the error that ended the run, if it has ended (then the event is
+        not handled). Without spans, the meter's own (one call less per event)."""
+        self.llm_requested: Callable[[AgentContext], UsageLimitExceededError | None] = (
+            meter.llm_requested)
         """An LLM request is about to go out; the error if it must not (a limit is crossed)."""
-        return self.meter.llm_requested(ctx)
+
+    def _see_both(self, event: AgentEvent, ctx: AgentContext) -> UsageLimitExceededError | None:
+        assert self.spans is not None
+        self.spans.see(event, ctx)
+        return self.meter.see(event, ctx)
 
     def close(self) -> None:
         """The agent stopped: end its open spans."""

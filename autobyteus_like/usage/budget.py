@@ -45,11 +45,14 @@ class UsageLedger:
 
 class RunBudget(UsageLedger):
     """One run's usage, its limits (optional) and, once crossed, the error that ended it.
-    ``parent`` is the team's run budget for a member's."""
+    ``parent`` is the team's run budget for a member's. An agent's own budget has one writer,
+    its actor, which adds to ``tally`` directly (no lock on the hot path); a team's is
+    shared and added to under the lock."""
 
     def __init__(self, limits: UsageLimits | None, scope: str,
                  parent: RunBudget | None = None) -> None:
         super().__init__()
+        self.tally = self._tally
         self.limits = limits
         self.scope = scope
         self.parent = parent
@@ -74,7 +77,7 @@ class RunBudget(UsageLedger):
     def check(self) -> UsageLimitExceededError | None:
         """Whether the run must end: a limit of this run (or its team's) is crossed, now or
         before. The first crossing ends the run for every actor listening."""
-        if self._error is not None:
+        if self._error is not None or (self.limits is None and self.parent is None):
             return self._error
         error = self.limits.crossed(self.totals, self.scope) if self.limits else None
         if error is not None:

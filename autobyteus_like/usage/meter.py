@@ -1,9 +1,10 @@
 """AgentMeter: one agent's usage, read from its events on its actor thread.
 
 It counts an LLM call when it is requested, a tool call when it is about to be validated and
-run, and tokens and cost when a response completes; each figure goes into every ledger of the
-agent (its run and session, its team's run and session) and into its turn. After each it asks
-the run's budget whether a limit is crossed; then the run ends (``UsageLimitReached``).
+run, and tokens and cost when a response completes, into the agent's run and its turn (plain
+sums only this thread writes) and, for a member, into its team's run and session (shared, under
+their locks). After each it asks the run's budget whether a limit is crossed; then the run ends
+(``UsageLimitReached``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.usage.budget import RunBudget, UsageLedger
 from autobyteus_like.usage.events import UsageLimitReached
 from autobyteus_like.usage.prices import Pricing
-from autobyteus_like.usage.totals import UsageTotals
+from autobyteus_like.usage.totals import Tally, UsageTotals
 
 __all__ = ["AgentMeter"]
 
@@ -37,27 +38,30 @@ class AgentMeter:
     """The events it reads: each is taken by a handler anyway, so none is built for it."""
 
     def __init__(self, pricing: Pricing, budget: RunBudget,
-                 ledgers: tuple[UsageLedger, ...]) -> None:
+                 shared: tuple[UsageLedger, ...] = ()) -> None:
         self._pricing = pricing
         self.budget = budget
-        self._ledgers = (budget, *ledgers)
-        self._turns: OrderedDict[int, UsageLedger] = OrderedDict()
+        self._shared = shared
+        self._turns: OrderedDict[int, Tally] = OrderedDict()
+        self._current: tuple[int, Tally] | None = None
 
     @property
     def turns(self) -> dict[int, UsageTotals]:
         """Usage per turn id (the most recent turns)."""
-        return {turn_id: ledger.totals for turn_id, ledger in list(self._turns.items())}
+        return {turn_id: tally.snapshot() for turn_id, tally in list(self._turns.items())}
 
-    def _turn(self, ctx: AgentContext) -> UsageLedger | None:
+    def _turn(self, ctx: AgentContext) -> Tally | None:
         turn = ctx.turn
         if turn is None:
             return None
-        ledger = self._turns.get(turn.turn_id)
-        if ledger is None:
-            ledger = self._turns[turn.turn_id] = UsageLedger()
-            while len(self._turns) > _KEPT_TURNS:
-                self._turns.popitem(last=False)
-        return ledger
+        current = self._current
+        if current is not None and current[0] == turn.turn_id:
+            return current[1]
+        tally = self._turns[turn.turn_id] = Tally()
+        self._current = (turn.turn_id, tally)
+        if len(self._turns) > _KEPT_TURNS:
+            self._turns.popitem(last=False)
+        return tally
 
     def see(self, event: AgentEvent, ctx: AgentContext) -> UsageLimitExceededError | None:
         """Count what ``event`` says; the error ending the run if it has ended (the event
@@ -65,21 +69,25 @@ class AgentMeter:
         if isinstance(event, LLMResponseCompleted):
             self._response(event, ctx)
         elif isinstance(event, PendingToolInvocation):
-            self._calls(ctx, tool_calls=1)
-        elif isinstance(event, UsageLimitReached):
-            return self.budget.error or self.budget.check()
+            self._calls(ctx, 0, 1)
         elif isinstance(event, UserMessageReceived):
             return self.budget.error
         return self.budget.check()
 
     def llm_requested(self, ctx: AgentContext) -> UsageLimitExceededError | None:
         """Count an LLM request about to be sent; the error if it would cross a limit."""
-        self._calls(ctx, llm_calls=1)
+        self._calls(ctx, 1, 0)
         return self.budget.check()
 
-    def _calls(self, ctx: AgentContext, *, llm_calls: int = 0, tool_calls: int = 0) -> None:
+    def _calls(self, ctx: AgentContext, llm_calls: int, tool_calls: int) -> None:
+        run = self.budget.tally
+        run.llm_calls += llm_calls
+        run.tool_calls += tool_calls
         turn = self._turn(ctx)
-        for ledger in (*self._ledgers, *((turn,) if turn is not None else ())):
+        if turn is not None:
+            turn.llm_calls += llm_calls
+            turn.tool_calls += tool_calls
+        for ledger in self._shared:
             ledger.add_calls(llm_calls, tool_calls)
 
     def _response(self, event: LLMResponseCompleted, ctx: AgentContext) -> None:
@@ -88,7 +96,12 @@ class AgentMeter:
         cached, reasoning = event.cached_input_tokens or 0, event.reasoning_tokens or 0
         pricing = self._pricing
         cost = pricing.cost(input_tokens, output_tokens, cached) if reported else None
+        self.budget.tally.add_response(input_tokens, output_tokens, cached, reasoning, cost,
+                                       pricing.label)
         turn = self._turn(ctx)
-        for ledger in (*self._ledgers, *((turn,) if turn is not None else ())):
+        if turn is not None:
+            turn.add_response(input_tokens, output_tokens, cached, reasoning, cost,
+                              pricing.label)
+        for ledger in self._shared:
             ledger.add_response(input_tokens, output_tokens, cached, reasoning, cost,
                                 pricing.label)

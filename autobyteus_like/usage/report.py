@@ -11,7 +11,7 @@ from autobyteus_like.usage.budget import RunBudget, UsageLedger
 from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.meter import AgentMeter
 from autobyteus_like.usage.prices import PriceTable, Pricing
-from autobyteus_like.usage.totals import UsageTotals
+from autobyteus_like.usage.totals import Tally, UsageTotals
 
 __all__ = ["AgentUsage", "TeamUsage", "UsageReport"]
 
@@ -60,20 +60,26 @@ class AgentUsage:
         self.limits = limits
         self.prices = prices
         self.team = team
-        self.session = UsageLedger()
+        self._earlier = Tally()
+        """The runs before the current one (the session is those and the current run)."""
         self.meter: AgentMeter | None = None
 
     def start_run(self, llm: LLM) -> AgentMeter:
         """The meter of a new run of this agent."""
+        if self.meter is not None:
+            self._earlier.merge(self.meter.budget.tally)
         team = self.team
         budget = RunBudget(self.limits, f"agent {self.name!r}",
                            parent=team.run if team is not None else None)
-        ledgers = (self.session,) if team is None else (self.session, team.run, team.session)
-        self.meter = AgentMeter(Pricing(self.prices, llm), budget, ledgers)
+        shared = () if team is None else (team.run, team.session)
+        self.meter = AgentMeter(Pricing(self.prices, llm), budget, shared)
         return self.meter
 
     def report(self) -> UsageReport:
         meter = self.meter
         if meter is None:
-            return UsageReport(UsageTotals(), self.session.totals)
-        return UsageReport(meter.budget.totals, self.session.totals, turns=meter.turns)
+            return UsageReport(UsageTotals(), UsageTotals())
+        session = Tally()
+        session.merge(self._earlier)
+        session.merge(meter.budget.tally)
+        return UsageReport(meter.budget.totals, session.snapshot(), turns=meter.turns)

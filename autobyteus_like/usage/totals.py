@@ -71,6 +71,17 @@ class Tally:
         else:
             self.cost_usd += cost
 
+    def merge(self, other: Tally) -> None:
+        """Add another tally's sums to this one."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cached_input_tokens += other.cached_input_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.llm_calls += other.llm_calls
+        self.tool_calls += other.tool_calls
+        self.cost_usd += other.cost_usd
+        self.unpriced.update(other.unpriced)
+
     def snapshot(self) -> UsageTotals:
         return UsageTotals(
             self.input_tokens, self.output_tokens, self.cached_input_tokens,
