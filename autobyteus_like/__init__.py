@@ -24,6 +24,7 @@ from autobyteus_like.errors import (
     ToolFailure,
     UnknownToolError,
     UsageError,
+    UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.llm import LLM, ScriptedLLM
@@ -42,6 +43,8 @@ from autobyteus_like.tools import (
     builtin_tools,
     tool,
 )
+from autobyteus_like.tracing import Tracing, configure_tracing
+from autobyteus_like.usage import ModelPrice, PriceTable, UsageLimits, UsageReport, UsageTotals
 
 if TYPE_CHECKING:
     from autobyteus_like.team import AgentTeam, TeamConfig
@@ -85,6 +88,8 @@ __all__ = [
     "FormatRegistry",
     "LLMError",
     "LLMProvider",
+    "ModelPrice",
+    "PriceTable",
     "SandboxPolicy",
     "ScriptExhaustedError",
     "ScriptedLLM",
@@ -101,9 +106,15 @@ __all__ = [
     "ToolInvocation",
     "ToolRegistry",
     "ToolResult",
+    "Tracing",
     "UnknownToolError",
     "UsageError",
+    "UsageLimitExceededError",
+    "UsageLimits",
+    "UsageReport",
+    "UsageTotals",
     "__version__",
     "builtin_tools",
+    "configure_tracing",
     "tool",
 ]

@@ -35,6 +35,7 @@ from autobyteus_like.events import (
 )
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tracing import Tracing, configure_tracing
 
 __all__ = ["load_tools", "main"]
 
@@ -179,9 +180,15 @@ def _run(args: argparse.Namespace) -> int:
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     session = _session(args, config)
+    provider = configure_tracing(args.trace) if args.trace else None
     try:
-        return _run_team(args, AgentTeam(config, tools=tools, session=session), session)
+        tracing = None if provider is None else Tracing(
+            provider=provider, capture_content=True if args.trace_content else None)
+        team = AgentTeam(config, tools=tools, session=session, tracing=tracing)
+        return _run_team(args, team, session)
     finally:
+        if provider is not None:
+            provider.shutdown()  # exports what is still batched
         if session is not None:
             session.close()
 
@@ -222,9 +229,11 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Any) -> int:
         print(f"stopped to wait for a person; go on with `autobyteus-like run {args.team} "
               f"--session {args.session}`", file=sys.stderr)
         return 3
-    view.summary(outcome, time.perf_counter() - started)
+    view.summary(outcome, time.perf_counter() - started, team.usage)
     if outcome is not None and outcome.error is not None:
         failure = f"the run failed: {outcome.error}"
+    if team.usage_limit_error is not None:
+        failure = str(team.usage_limit_error)
     if failure is not None:
         print(f"error: {failure}".splitlines()[0], file=sys.stderr)
         return 1
@@ -341,6 +350,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--detach-on-approval", action="store_true",
                      help="with --session: exit (code 3) when everything left waits for a "
                           "person; decide with `approve`/`deny`, then run again")
+    run.add_argument("--trace", choices=["console", "otlp"],
+                     help="export OpenTelemetry spans: to stderr, or over OTLP/HTTP to "
+                          "$OTEL_EXPORTER_OTLP_ENDPOINT (needs autobyteus-like[otel])")
+    run.add_argument("--trace-content", action="store_true",
+                     help="record prompts, answers, arguments and results in the spans "
+                          "(redacted as events are); off by default")
     run.set_defaults(handler=_run)
     validate = commands.add_parser("validate", help="check a team's YAML file",
                                    description="Check a team's YAML file without running it.")

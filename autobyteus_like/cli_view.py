@@ -28,6 +28,7 @@ from autobyteus_like.events import (
     TurnCompleted,
 )
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
+from autobyteus_like.usage.report import UsageReport
 
 __all__ = ["EventView", "JsonView", "RichView", "event_json"]
 
@@ -90,8 +91,9 @@ class EventView:
         """Ask the person at the terminal; (approved, reason if denied)."""
         return False, "no one to ask"
 
-    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
-        """The end of the run."""
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float,
+                usage: UsageReport | None = None) -> None:
+        """The end of the run (with the team's usage and cost, when given)."""
 
 
 class JsonView(EventView):
@@ -112,7 +114,8 @@ class JsonView(EventView):
     def note(self, text: str) -> None:
         self._line({"type": "Note", "text": text})
 
-    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float,
+                usage: UsageReport | None = None) -> None:
         self._line({
             "type": "RunSummary",
             "finished": outcome is not None,
@@ -123,6 +126,7 @@ class JsonView(EventView):
             "agents": {agent: {key: round(value, 4) if isinstance(value, float) else value
                                for key, value in counts.items()}
                        for agent, counts in self.stats.items()},
+            **({"usage": usage.as_json()} if usage is not None else {}),
         })
 
 
@@ -209,7 +213,8 @@ class RichView(EventView):
             self.note("no answer (the input ended); denied")
             return False, "no answer at the terminal (the input ended)"
 
-    def summary(self, outcome: TeamQuiescent | None, elapsed: float) -> None:
+    def summary(self, outcome: TeamQuiescent | None, elapsed: float,
+                usage: UsageReport | None = None) -> None:
         table = Table(title=f"run summary ({elapsed:.2f} s, {self.messages} messages)")
         for column in ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors",
                        "input tokens", "output tokens", "LLM s", "tools s"):
@@ -218,6 +223,8 @@ class RichView(EventView):
             table.add_row(agent, *(f"{value:.2f}" if isinstance(value, float) else str(value)
                                    for value in counts.values()))
         self._console.print(table)
+        if usage is not None:
+            self._console.print(_usage_line(usage))
         if outcome is None:
             self._console.print(Text("the run did not finish", style="bold red"))
         elif outcome.error:
@@ -225,3 +232,13 @@ class RichView(EventView):
                                               outcome.error))
         else:
             self._console.print(Text.assemble(("answer: ", "bold green"), outcome.answer))
+
+
+def _usage_line(usage: UsageReport) -> Text:
+    """The run's tokens and cost in one line; each member's cost after it."""
+    run = usage.run
+    members = ", ".join(f"{name} {totals.cost_text}" for name, totals in usage.members.items())
+    return Text(f"usage: {run.input_tokens} input tokens ({run.cached_input_tokens} cached), "
+                f"{run.output_tokens} output tokens ({run.reasoning_tokens} reasoning), "
+                f"{run.llm_calls} LLM calls, {run.tool_calls} tool calls; cost {run.cost_text}"
+                + (f" ({members})" if members else ""))

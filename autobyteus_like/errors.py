@@ -32,6 +32,7 @@ __all__ = [
     "ToolFailure",
     "UnknownToolError",
     "UsageError",
+    "UsageLimitExceededError",
 ]
 
 
@@ -184,3 +185,26 @@ class SessionInUseError(StoreError):
         self.until_ms = until_ms
         super().__init__(f"session {session!r} is in use by {owner}; wait for it to finish, "
                          "or stop it")
+
+
+# -- usage limits ----------------------------------------------------------------------------
+
+
+class UsageLimitExceededError(AutobyteusLikeError):
+    """A run went past one of its ``limits``: the run ended there, nothing of it left running.
+
+    ``scope`` says whose limit (``team 'x'``, ``agent 'y'``), ``limit`` which one
+    (``max_tool_calls``), ``allowed`` its value and ``figure`` what the run reached (``unknown``
+    for a cost limit with no known price).
+    """
+
+    def __init__(self, scope: str, limit: str, allowed: object, figure: object, *,
+                 detail: str = "") -> None:
+        self.scope = scope
+        self.limit = limit
+        self.allowed = allowed
+        self.figure = figure
+        reached = f"reached {figure}" if figure != "unknown" else "the cost is unknown"
+        extra = f" ({detail})" if detail else ""
+        super().__init__(f"usage limit {limit}={allowed} of {scope} exceeded: {reached}"
+                         f"{extra}; the run was ended")

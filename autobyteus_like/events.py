@@ -67,6 +67,9 @@ class UserMessageReceived(AgentEvent):
     """Completed with the turn's answer (or its error) when the turn ends."""
     mail_id: str | None = None
     """The team message it delivers, in a team with a session store."""
+    trace_parent: object | None = field(default=None, compare=False, repr=False)
+    """The OpenTelemetry span context the turn's span continues (a teammate's call that sent
+    the message, or the sender's own span); set only when tracing is on."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

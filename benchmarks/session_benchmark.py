@@ -134,9 +134,9 @@ def main() -> None:
         print("\n(goal: at most 1 ms added per round trip with SQLite in WAL mode)\n")
         print("## Resume a session of 10,000 messages\n")
         print("| store | open + restore + agent started | messages carried |\n| --- | --- | --- |")
-        stores = [("SQLite", sqlite())] + ([("PostgreSQL", postgres())] if postgres else [])
-        for name, location in stores:
-            elapsed, carried = resume_time(location, 10_000)
+        places = [("SQLite", sqlite())] + ([("PostgreSQL", postgres())] if postgres else [])
+        for name, place in places:
+            elapsed, carried = resume_time(place, 10_000)
             print(f"| {name} | {elapsed * 1e3:.0f} ms | {carried} |")
         print("\n(goal: under 0.5 s)")
     finally:

@@ -28,7 +28,7 @@ from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
 from autobyteus_like.agent.session_log import SessionLog
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.tool_runner import ToolRunner
-from autobyteus_like.errors import AgentStoppedError, AgentTurnError
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError, UsageLimitExceededError
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
@@ -48,6 +48,9 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.redaction import redact_invocation, redact_result
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tracing.watch import AgentWatch
+from autobyteus_like.usage.events import UsageLimitReached
+from autobyteus_like.usage.run_end import end_run, refuse
 
 if TYPE_CHECKING:
     from autobyteus_like.handlers.turn_journal import TurnJournal
@@ -97,6 +100,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         journal: TurnJournal | None = None,
         restored: RestoredAgent | None = None,
+        watch: AgentWatch | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -110,8 +114,19 @@ class AgentActor(FastInboxActor):
             SessionLog(config.session_log, config.name, config.session_log_format)
             if config.session_log is not None else None
         )
-        self._taken = frozenset(self._handlers) | (_LOGGED if self._session_log else frozenset())
-        """Event types a handler or the session log takes whether or not anyone subscribes."""
+        # Usage, limits and tracing (autobyteus_like.usage, .tracing) read events before
+        # handlers do; a crossed limit ends the run (``_end_run``).
+        self._watch = watch
+        self._watched = watch.kinds if watch is not None else frozenset()
+        self._see: Callable[[AgentEvent, AgentContext], UsageLimitExceededError | None] = (
+            watch.see if watch is not None else lambda event, ctx: None)
+        self._ended: UsageLimitExceededError | None = None
+        if watch is not None:
+            watch.meter.budget.on_exceeded(self._limit_crossed)
+        self._taken = (frozenset(self._handlers) | self._watched
+                       | (_LOGGED if self._session_log else frozenset()))
+        """Event types a handler, the watch or the session log takes whether or not anyone
+        subscribes."""
         self._redacting = any(tool.masked_arguments or tool.result_allowlist is not None
                               for tool in tools)
         self._redactable: dict[type[AgentEvent], bool] = {}
@@ -149,6 +164,8 @@ class AgentActor(FastInboxActor):
     # competing for the interpreter lock (on one core that ping-pong cost ~20 us a hand-off).
 
     def _stream_llm(self, request_no: int, request: LLMRequest) -> None:
+        if self._watch is not None and self._watch.llm_requested(self.ctx) is not None:
+            return  # over max_llm_calls: the run ends with the UsageLimitReached it posted
         turn = self.ctx.turn
         if self._refreshed is not None and turn is not None and turn.iterations == 1:
             request = self._take_tools(self._refreshed, request)
@@ -223,11 +240,17 @@ class AgentActor(FastInboxActor):
         outbox = ctx.outbox
         handlers = self._handlers
         publisher = self._publisher
+        watched = self._watched
         while outbox:
             event = outbox.popleft()
             kind = type(event)
-            handler = handlers.get(kind)
-            if handler is not None:  # first, so a durable session has stored it when shown
+            ended = None
+            if kind in watched or self._ended is not None:
+                ended = self._see(event, ctx) if kind in watched else self._ended
+            if ended is not None:
+                self._end_run(event, ended)  # the event that found it out is not handled
+            elif (handler := handlers.get(kind)) is not None:
+                # handled first, so a durable session has stored it when it is shown
                 try:
                     handler.handle(event, ctx)
                 except Exception as exc:  # a handler bug ends the turn, never the agent
@@ -248,6 +271,24 @@ class AgentActor(FastInboxActor):
             afterwards, ctx.afterwards = ctx.afterwards, []
             for action in afterwards:
                 action()
+
+    # -- usage limits (autobyteus_like.usage) ----------------------------------------------
+
+    def _limit_crossed(self, error: UsageLimitExceededError) -> None:
+        """A limit of the run was crossed, here or by a teammate (any thread): end it here."""
+        self._post(UsageLimitReached(agent=self.ctx.name, limit=error.limit,
+                                     message=str(error)))
+
+    def _end_run(self, event: AgentEvent, error: UsageLimitExceededError) -> None:
+        """The run is over: stop the LLM request and the tools, fail the turn and every
+        message (now and later); the event that found it out is not handled."""
+        if self._ended is None:
+            self._ended = error
+            self._cancel.set()
+            self._handoffs.clear()
+            self._runner.stop()
+            end_run(self.ctx, error)
+        refuse(self.ctx, event, error)
 
     def _public(self, event: AgentEvent) -> AgentEvent:
         """The event as people and disks may see it: masked arguments, allowlisted results
@@ -306,6 +347,8 @@ class AgentActor(FastInboxActor):
         self.ctx.set_status(AgentStatus.STOPPED)
         while self.ctx.outbox:
             self._publisher.publish(self.ctx.outbox.popleft())
+        if self._watch is not None:
+            self._watch.close()
         for action in self.ctx.afterwards:
             action()
         if self._session_log is not None:

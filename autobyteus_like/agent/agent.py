@@ -40,6 +40,9 @@ from autobyteus_like.tools.registry import (
     acquire_all,
     split_tool_sources,
 )
+from autobyteus_like.tracing.settings import Tracing, current_parent
+from autobyteus_like.tracing.watch import build_watch
+from autobyteus_like.usage.report import AgentUsage, TeamUsage, UsageReport
 
 if TYPE_CHECKING:
     from autobyteus_like.store.restore import RestoredAgent
@@ -73,6 +76,9 @@ class Agent:
     ``session`` makes the conversation durable: every step is stored as it happens, and an
     agent started on a session that has history goes on from it (``resume()`` continues a turn
     its last process did not finish; ``send`` does so first by itself).
+
+    ``tracing`` says where its spans go (by default: the global SDK provider, if one is set);
+    ``team_usage`` is set by ``AgentTeam`` (the team's ledgers and limits).
     """
 
     def __init__(
@@ -82,6 +88,8 @@ class Agent:
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
         session: Session | None = None,
+        tracing: Tracing | None = None,
+        team_usage: TeamUsage | None = None,
     ) -> None:
         self.config = config
         self.session = session
@@ -98,6 +106,15 @@ class Agent:
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._ref: pykka.ActorRef[AgentActor] | None = None
+        self.tracing = tracing
+        self._usage = AgentUsage(config.name, config.limits, config.prices, team_usage)
+        self._traced = False
+
+    @property
+    def usage(self) -> UsageReport:
+        """Tokens, calls and cost: this run's (since start), the session's (every run) and
+        each recent turn's."""
+        return self._usage.report()
 
     def _resolve_tools(self, pending: Iterable[str] = ()) -> tuple[ToolRegistry, str]:
         """The agent's tools (its sources' current tools included) and its system prompt."""
@@ -163,6 +180,8 @@ class Agent:
         handlers = default_handlers()
         for event_type, handler in self.config.handlers.items():
             handlers.register(event_type, handler)
+        watch = build_watch(self.name, llm, self._usage, self.tracing)  # usage and spans
+        self._traced = watch.spans is not None
         journal = None
         session = self.session
         if session is not None:
@@ -175,7 +194,8 @@ class Agent:
         try:
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
-                self._publisher, self._threads, journal, self._restored,
+                self._publisher, self._threads, journal=journal, restored=self._restored,
+                watch=watch,
             )
         except BaseException:
             self._release_session()
@@ -249,17 +269,22 @@ class Agent:
             raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
         ref.tell(event)
 
-    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None
-             ) -> Future[str]:
+    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
+             trace_parent: object | None = None) -> Future[str]:
         """Queue a message; the future completes with the turn's answer (or its error).
-        Unfinished stored turns (``resume``) go first."""
+        Unfinished stored turns (``resume``) go first. With tracing on, the turn's span
+        continues ``trace_parent`` (an OpenTelemetry span context), else the caller's current
+        span if it has one."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
         if self._restored is not None:
             self.resume()
+        if trace_parent is None and self._traced:
+            trace_parent = current_parent()
         reply: Future[str] = Future()
         self._tell(UserMessageReceived(agent=self.name, text=text, turn_id=next(self._turn_ids),
-                                       sender=sender, reply=reply, mail_id=mail_id))
+                                       sender=sender, reply=reply, mail_id=mail_id,
+                                       trace_parent=trace_parent))
         return reply
 
     def run(self, text: str, timeout: float | None = None) -> str:

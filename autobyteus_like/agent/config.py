@@ -15,6 +15,8 @@ from autobyteus_like.tool_call_format import ToolCallFormat, format_for_provider
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry, as_definition
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.usage.limits import UsageLimits
+from autobyteus_like.usage.prices import PriceTable
 
 __all__ = ["AgentConfig"]
 
@@ -66,6 +68,12 @@ class AgentConfig(BaseModel):
     session_log: Path | None = None
     """Append a record of every tool call and result here (redacted like events)."""
     session_log_format: Literal["markdown", "jsonl"] = "markdown"
+    limits: UsageLimits | None = None
+    """Usage limits of each run of this agent (``max_tool_calls`` ...); crossing one ends the
+    run with ``UsageLimitExceededError`` (in a team: the team's run)."""
+    prices: PriceTable = Field(default_factory=PriceTable)
+    """Prices of models of one's own (``provider/model`` or ``model`` -> per million tokens),
+    over the price library's (and over the team's ``prices``)."""
 
     def sandbox_for(self, tool_name: str) -> SandboxPolicy:
         """The sandbox that applies to one tool."""

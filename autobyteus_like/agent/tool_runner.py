@@ -304,6 +304,8 @@ class ToolRunner:
     def stop(self) -> None:
         """Cancel running calls, stop the loop and leave no thread behind (where Python can)."""
         with self._lock:
+            if self._stopped:  # already stopped (a usage limit ended the run, then stop)
+                return
             self._stopped = True
             loop, thread, pool = self._loop, self._thread, self._pool
             running, self._running = self._running, set()

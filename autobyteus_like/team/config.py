@@ -25,6 +25,8 @@ from pydantic import (
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
+from autobyteus_like.usage.limits import UsageLimits
+from autobyteus_like.usage.prices import PriceTable
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
@@ -78,6 +80,10 @@ class TeamConfig(BaseModel):
     """Where this team's durable sessions are kept: a SQLite file (relative to the YAML
     file's folder) or a ``postgresql://`` URL. Default: ``<team file>.sessions.db`` beside
     the YAML file. Used by ``run --session``."""
+    limits: UsageLimits | None = None
+    """Usage limits of each run of the whole team (members may have their own as well)."""
+    prices: PriceTable = Field(default_factory=PriceTable)
+    """Prices of models of one's own, for every member (a member's own ``prices`` win)."""
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:

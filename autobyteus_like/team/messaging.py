@@ -16,8 +16,9 @@ class Router(Protocol):
     """Delivers a message between members, or raises ``ToolFailure`` saying why it cannot."""
 
     def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
-        """Deliver and return a confirmation for the sender (``call_id``: the sending call,
-        which makes delivery happen once however often that call runs)."""
+        """Deliver and return a confirmation for the sender. ``call_id`` is the sender's call
+        that sends it: with a session, its message is delivered once however often the call
+        runs; with tracing, its span becomes the parent of the receiver's turn."""
 
 
 def send_message_tool(router: Router, sender: str) -> ToolDefinition:

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 
 from autobyteus_like.agent.agent import Agent, ResumedTurn
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
-from autobyteus_like.errors import AgentStoppedError, ConfigError, LLMError, ToolFailure
+from autobyteus_like.errors import (
+    AgentStoppedError,
+    ConfigError,
+    LLMError,
+    ToolFailure,
+    UsageLimitExceededError,
+)
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
@@ -30,6 +36,8 @@ from autobyteus_like.tools.registry import (
     acquire_all,
     split_tool_sources,
 )
+from autobyteus_like.tracing.settings import Tracing
+from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 if TYPE_CHECKING:
     from autobyteus_like.store.session import Session
@@ -44,7 +52,8 @@ _NOTICE = "Your message could not be handled by "
 class AgentTeam:
     """A running team. ``with team:`` starts every member and stops them all, and with them
     the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
-    ``tools``, each started once for the whole team.
+    ``tools``, each started once for the whole team. ``tracing``: where the members' spans
+    go (one trace per run, across members).
 
     ``session`` makes the team durable: every member's conversation and every message between
     members is stored as it happens (a message before it is delivered), and a team started on
@@ -58,6 +67,7 @@ class AgentTeam:
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
         session: Session | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         problems = config.tool_problems([*tools, *sources])
@@ -84,6 +94,8 @@ class AgentTeam:
         self._resume_due = False
         self._mail_seq = 0
         self.agents: dict[str, Agent] = {}
+        self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
+        self._usage = TeamUsage(config.name, config.limits)
         for member in config.members:
             effective = config.effective_member(member)
             prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
@@ -91,8 +103,11 @@ class AgentTeam:
             registry = ToolRegistry(tools)
             registry.add(send_message_tool(self, member.name))
             self.agents[member.name] = Agent(
-                effective.model_copy(update={"system_prompt": prompt}),
+                effective.model_copy(update={
+                    "system_prompt": prompt,
+                    "prices": effective.prices.merged_over(config.prices)}),
                 tools=[*registry, *sources], formats=formats, session=session,
+                tracing=self.tracing, team_usage=self._usage,
             )
 
     @classmethod
@@ -103,12 +118,13 @@ class AgentTeam:
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
         session: Session | None = None,
+        tracing: Tracing | None = None,
     ) -> AgentTeam:
         """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
         named, sources = split_tool_sources(tools)
         every = [*named, *sources]
         return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
-                   session=session)
+                   session=session, tracing=tracing)
 
     def _roster(self, member: str) -> str:
         lines = []
@@ -131,6 +147,8 @@ class AgentTeam:
             acquire_all(self.sources, f"team {self.name!r}")
             self._sources_held = True
         starting = ""
+        if not any(agent.running for agent in self.agents.values()):
+            self._usage.start_run()  # a new run: its limits count from zero
         try:
             if self.session is not None and not self.session.held:
                 self._hold_session(self.session)
@@ -177,9 +195,10 @@ class AgentTeam:
     # -- messages ----------------------------------------------------------------------------
 
     def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
-        """``send_message_to`` for ``sender``: real delivery, or a failure saying why not.
-        With a session, the message of one call (``call_id``) is stored and delivered once,
-        however often the call runs (it runs again when a resume finds it was running)."""
+        """``send_message_to`` for ``sender`` (in its call ``call_id``): real delivery, or a
+        failure saying why not. With a session, the message of one call is stored and
+        delivered once, however often the call runs (it runs again when a resume finds it was
+        running); with tracing, that call's span is the parent of the receiver's turn."""
         teammates = [name for name in self.agents if name != sender]
         suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
                       "you have no teammates; answer with your result instead of a message")
@@ -193,7 +212,8 @@ class AgentTeam:
         if mail_id is not None and self.session is not None and self.session.store.has_mail(
                 self.session.name, mail_id):
             return f"delivered to {recipient}"  # stored before: delivered, or to be on resume
-        self._send(recipient, content, sender, new_mail_id=mail_id)
+        self._send(recipient, content, sender, new_mail_id=mail_id,
+                   parent=self.tracing.directory.get(sender, call_id or None))
         return f"delivered to {recipient}"
 
     # -- a durable session -------------------------------------------------------------------
@@ -265,6 +285,7 @@ class AgentTeam:
     def _send(
         self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
         mail_id: str | None = None, new_mail_id: str | None = None,
+        parent: object | None = None,
     ) -> Future[str]:
         """Deliver a message: ``mail_id`` one already stored, else a new one (stored first,
         as ``new_mail_id`` when given)."""
@@ -275,7 +296,8 @@ class AgentTeam:
         with self._lock:
             self._in_flight += 1
         try:
-            reply = self.agents[recipient].send(content, sender=sender, mail_id=mail_id)
+            reply = self.agents[recipient].send(content, sender=sender, mail_id=mail_id,
+                                                trace_parent=parent)
         except AgentStoppedError as exc:
             self._finished()
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
@@ -300,7 +322,9 @@ class AgentTeam:
                 self._errors.pop(member, None)
             else:
                 self._errors[member] = error
-        if error is not None and sender is not None and not stopping and not error_reply:
+        ended = isinstance(error, UsageLimitExceededError)  # the whole run ended: no notice
+        if (error is not None and sender is not None and not stopping and not error_reply
+                and not ended):
             self._send(sender, f"{_NOTICE}{member}: {error}", member, error_reply=True)
         self._finished()
 
@@ -355,9 +379,21 @@ class AgentTeam:
                 raise AgentStoppedError(f"team {self.name!r} stopped before the run finished")
             coordinator = self.config.coordinator
             error, answer = self._errors.get(coordinator), self._answers.get(coordinator, "")
+        error = self._usage.run.error or error  # a crossed limit ended the run for all
         if error is not None:
             raise error
         return answer
+
+    @property
+    def usage(self) -> UsageReport:
+        """Tokens, calls and cost of this run (since start), of the session (every run), and
+        of each member's run."""
+        return self._usage.report({name: agent.usage.run for name, agent in self.agents.items()})
+
+    @property
+    def usage_limit_error(self) -> UsageLimitExceededError | None:
+        """The limit that ended this run, if one did."""
+        return self._usage.run.error
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:
         """Every member's events and the team's own, merged as they happen, each naming its

@@ -1,0 +1,90 @@
+"""Usage totals: tokens, calls and cost summed over a turn, an agent's run, a team's run or a
+session. ``Tally`` adds up (under its owner's lock); ``UsageTotals`` is the immutable snapshot
+everyone else reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["Tally", "UsageTotals"]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotals:
+    """Sums over some span of work. ``input_tokens`` counts everything the models read (cached
+    included), ``output_tokens`` everything they wrote (reasoning included).
+
+    ``cost_usd`` is None when any priced response had no known price (``unpriced`` names the
+    ``provider/model`` of each) or did not report its usage: an unknown cost is never 0.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+    llm_calls: int = 0
+    tool_calls: int = 0
+    cost_usd: Decimal | None = Decimal(0)
+    unpriced: tuple[str, ...] = ()
+
+    @property
+    def cost_text(self) -> str:
+        """The cost as people read it: ``$0.0123`` or ``unknown``."""
+        return "unknown" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON object; the cost is a decimal string or "unknown"."""
+        return {
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
+            "reasoning_tokens": self.reasoning_tokens, "llm_calls": self.llm_calls,
+            "tool_calls": self.tool_calls,
+            "cost_usd": "unknown" if self.cost_usd is None else str(self.cost_usd),
+            "unpriced": list(self.unpriced),
+        }
+
+
+@dataclass(slots=True)
+class Tally:
+    """A running sum; not thread-safe on its own (its owner locks)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+    llm_calls: int = 0
+    tool_calls: int = 0
+    cost_usd: Decimal = Decimal(0)
+    unpriced: dict[str, None] = field(default_factory=dict)
+    """``provider/model`` of responses without a known cost, in first-seen order."""
+
+    def add_response(self, input_tokens: int, output_tokens: int, cached: int, reasoning: int,
+                     cost: Decimal | None, model: str) -> None:
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.cached_input_tokens += cached
+        self.reasoning_tokens += reasoning
+        if cost is None:
+            self.unpriced[model] = None
+        else:
+            self.cost_usd += cost
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally's sums to this one."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cached_input_tokens += other.cached_input_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.llm_calls += other.llm_calls
+        self.tool_calls += other.tool_calls
+        self.cost_usd += other.cost_usd
+        self.unpriced.update(other.unpriced)
+
+    def snapshot(self) -> UsageTotals:
+        return UsageTotals(
+            self.input_tokens, self.output_tokens, self.cached_input_tokens,
+            self.reasoning_tokens, self.llm_calls, self.tool_calls,
+            None if self.unpriced else self.cost_usd, tuple(self.unpriced),
+        )
