@@ -165,7 +165,7 @@ def _session(args: argparse.Namespace, config: TeamConfig) -> Any:
     from autobyteus_like.store import Session
 
     location = args.store or team_store_location(args.team, config.store)
-    session = Session(args.session, location)
+    session = Session(args.session, location, durability="power" if args.fsync else "process")
     if args.message is None and session.store.session(args.session) is None:
         session.close()
         raise UsageError(f"no session named {args.session!r} in {location}; pass --message "
@@ -347,6 +347,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--store", metavar="PATH_OR_URL",
                      help="the session store: a SQLite file or a postgresql:// URL (default: "
                           "the team's store:, or TEAM.sessions.db beside the YAML file)")
+    run.add_argument("--fsync", action="store_true",
+                     help="with a SQLite store: sync every commit to disk, so the session also "
+                          "survives a power loss (slower; a process crash is survived without)")
     run.add_argument("--detach-on-approval", action="store_true",
                      help="with --session: exit (code 3) when everything left waits for a "
                           "person; decide with `approve`/`deny`, then run again")
