@@ -69,6 +69,9 @@ def _load_one(spec: str) -> ToolRegistry:
         value: Any = getattr(module, name)
         if callable(value) and not isinstance(value, ToolRegistry):
             value = value()
+            if value is None:
+                raise UsageError(f"--tools {spec!r}: {name}() returned None; return a "
+                                 "ToolRegistry or a list of tools")
         return ToolRegistry.of(value)
     except UsageError:
         raise
@@ -111,7 +114,13 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds: {text!r}")
+    if value > _MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"at most {_MAX_SECONDS:g} seconds (a year): {text!r}")
     return value
+
+
+_MAX_SECONDS = 365 * 24 * 3600.0
+"""The longest ``--timeout``: far beyond any run, and within what the clock can count to."""
 
 
 def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
@@ -385,7 +394,18 @@ def _parser() -> argparse.ArgumentParser:
                            help="approve every call that needs approval")
     serve_mcp.set_defaults(handler=_serve_mcp)
     add_session_commands(commands)
+    _debug_anywhere(parser)
     return parser
+
+
+def _debug_anywhere(parser: argparse.ArgumentParser) -> None:
+    """Let ``--debug`` come after a subcommand too (``run team.yaml --debug``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                 help="show the full traceback of a failure")
+                _debug_anywhere(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

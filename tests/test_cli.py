@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from autobyteus_like.cli import main
 
 ROOT = Path(__file__).parent.parent
@@ -175,3 +177,39 @@ def test_ctrl_d_at_the_approval_prompt_denies_without_a_traceback(tmp_path):
     assert sent and "Traceback" not in text
     assert "no answer at the terminal (the input ended)" in text
     assert process.returncode == 0
+
+
+def test_a_tool_entry_that_is_not_a_tool_is_a_located_config_error(capsys, tmp_path):
+    team = tmp_path / "t.yaml"
+    team.write_text("name: t\ncoordinator: a\nmembers:\n  - name: a\n    llm: {provider: scripted, "
+                    "responses: [hi]}\n    tools: [1]\n")
+    assert main(["validate", str(team)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: {team}: members[0].tools[0]: expected a tool or a tool's name, got int"
+                   " (not a tool: 1)\n")
+
+
+def test_debug_may_follow_the_subcommand_and_shows_the_traceback(capsys, tmp_path):
+    team = tmp_path / "t.yaml"
+    team.write_text("name: t\ncoordinator: a\nmembers: []\n")
+    assert main(["validate", str(team), "--debug"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.splitlines()[-1].startswith("error: ")
+
+
+def test_a_timeout_beyond_what_the_clock_counts_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(EXAMPLES / "software_team.yaml"), "--tools", TOOLS, "-m", "hi",
+              "--timeout", "1e300"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --timeout: at most 3.1536e+07 seconds (a year): '1e300'" in err
+    assert "Traceback" not in err
+
+
+def test_a_tools_function_returning_none_is_named(capsys, tmp_path):
+    (tmp_path / "empty.py").write_text("def make():\n    return None\n")
+    assert main(["validate", str(EXAMPLES / "software_team.yaml"), "--tools",
+                 f"{tmp_path / 'empty.py'}:make"]) == 2
+    assert "make() returned None; return a ToolRegistry or a list of tools" in (
+        capsys.readouterr().err)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from autobyteus_like.errors import ToolDeclarationError
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.tool_call_format import ToolCallFormat, format_for_provider
@@ -19,6 +20,17 @@ from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.prices import PriceTable
 
 __all__ = ["AgentConfig"]
+
+
+def _tool_or_name(item: Any) -> Any:
+    """A tool's name, or a tool (as its definition); anything else is a located error."""
+    if isinstance(item, str):
+        return item
+    try:
+        return as_definition(item)
+    except ToolDeclarationError as exc:
+        raise ValueError(f"expected a tool or a tool's name, got {type(item).__name__} "
+                         f"({exc})") from None
 
 
 class AgentConfig(BaseModel):
@@ -39,7 +51,7 @@ class AgentConfig(BaseModel):
     role: str = ""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM | LLMSpec
-    tools: list[Any] = Field(default_factory=list)
+    tools: list[Annotated[Any, AfterValidator(_tool_or_name)]] = Field(default_factory=list)
     tool_format: str | None = None
     use_xml_tool_format: bool = False
     auto_execute_tools: bool = True
@@ -104,10 +116,6 @@ class AgentConfig(BaseModel):
             return None
         return ToolCallFormat.parse(value).value
 
-    @field_validator("tools")
-    @classmethod
-    def _tools_or_names(cls, value: list[Any]) -> list[Any]:
-        return [item if isinstance(item, str) else as_definition(item) for item in value]
 
     def resolved_format(self) -> str:
         """The format this agent speaks."""

@@ -72,7 +72,8 @@ class InvocationIdAllocator:
         if supplied not in self._used:
             self._used.add(supplied)
             return supplied
-        return self._unique(supplied, start=2)
+        # from the last suffix given for it: a model repeating one id k times costs O(k)
+        return self._unique(supplied, start=self._counts.get(supplied, 1) + 1)
 
     def restore(self, used: Iterable[str]) -> None:
         """Take back the ids a stored session used (oldest first), so that the calls after a
