@@ -7,6 +7,7 @@ can end, so the count only reaches zero when the whole team is quiet.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterable
@@ -212,8 +213,12 @@ class AgentTeam:
         if mail_id is not None and self.session is not None and self.session.store.has_mail(
                 self.session.name, mail_id):
             return f"delivered to {recipient}"  # stored before: delivered, or to be on resume
-        self._send(recipient, content, sender, new_mail_id=mail_id,
-                   parent=self.tracing.directory.get(sender, call_id or None))
+        try:
+            self._send(recipient, content, sender, new_mail_id=mail_id,
+                       parent=self.tracing.directory.get(sender, call_id or None))
+        except AgentStoppedError as exc:
+            raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"{recipient} is not running: {exc}",
+                              recoverable=False) from exc
         return f"delivered to {recipient}"
 
     # -- a durable session -------------------------------------------------------------------
@@ -298,10 +303,9 @@ class AgentTeam:
         try:
             reply = self.agents[recipient].send(content, sender=sender, mail_id=mail_id,
                                                 trace_parent=parent)
-        except AgentStoppedError as exc:
+        except AgentStoppedError:
             self._finished()
-            raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
-                              recoverable=False) from exc
+            raise
         self._publisher.publish(MessageDelivered(agent=self.name, sender=sender,
                                                  recipient=recipient, content=content))
         reply.add_done_callback(
@@ -325,7 +329,8 @@ class AgentTeam:
         ended = isinstance(error, UsageLimitExceededError)  # the whole run ended: no notice
         if (error is not None and sender is not None and not stopping and not error_reply
                 and not ended):
-            self._send(sender, f"{_NOTICE}{member}: {error}", member, error_reply=True)
+            with contextlib.suppress(AgentStoppedError):  # the sender is gone: no one to tell
+                self._send(sender, f"{_NOTICE}{member}: {error}", member, error_reply=True)
         self._finished()
 
     def _finished(self) -> None:
@@ -344,7 +349,8 @@ class AgentTeam:
     # -- the public surface ------------------------------------------------------------------
 
     def send(self, message: str, *, to: str | None = None) -> Future[str]:
-        """Deliver a message from the user to a member (the coordinator by default)."""
+        """Deliver a message from the user to a member (the coordinator by default);
+        ``AgentStoppedError`` if the team is not running."""
         recipient = to or self.config.coordinator
         if recipient not in self.agents:
             raise ValueError(f"no member named {recipient!r} in team {self.name!r}")

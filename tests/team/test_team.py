@@ -176,3 +176,13 @@ def test_teams_and_agents_take_any_iterable_of_tools():
     from autobyteus_like import Agent
     solo = AgentConfig(name="solo", llm=ScriptedLLM(["ok"]), tools=["shout"])
     assert Agent(solo, tools=(t for t in [shout])).tools.names() == ["shout"]
+
+
+def test_a_stopped_team_says_it_is_stopped_not_a_tool_failure():
+    team = AgentTeam(TeamConfig(name="t", coordinator="a", members=[member("a", ["x"])]))
+    with team:
+        pass
+    with pytest.raises(AgentStoppedError, match="'a' is not running"):
+        team.run("hi", timeout=5)
+    with pytest.raises(AgentStoppedError):
+        team.send("hi")
