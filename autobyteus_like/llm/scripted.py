@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from autobyteus_like.errors import LLMError, ScriptExhaustedError
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall
+from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall, TokenUsage
 from autobyteus_like.providers import LLMProvider
 
 __all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedReply", "ScriptedResponse"]
@@ -20,11 +20,14 @@ __all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedReply", "ScriptedResp
 class ScriptedReply:
     """A scripted answer with native tool calls, as a provider's decoder would hand them over
     (for agents with ``tool_format="native"``); ``text`` streams first. ``finish_reason`` is
-    reported with the last chunk, as a provider would (``"length"``: cut off at max_tokens)."""
+    reported with the last chunk, as a provider would (``"length"``: cut off at max_tokens);
+    so is ``usage``, the tokens the reply stands for (offline runs can then show token sums,
+    costs and token limits)."""
 
     text: str = ""
     tool_calls: tuple[NativeToolCall, ...] = field(default_factory=tuple)
     finish_reason: str | None = None
+    usage: TokenUsage | None = None
 
 
 ScriptedResponse = str | ScriptedReply | Callable[[LLMRequest], "str | ScriptedReply"]
@@ -97,10 +100,11 @@ class ScriptedLLM(LLM):
                 return
             last = index == len(pieces) - 1 and not reply.tool_calls
             yield LLMChunk(text=piece, final=last, finish_reason=finish if last else None,
-                           provider_finish_reason=finish if last else None)
+                           provider_finish_reason=finish if last else None,
+                           usage=reply.usage if last else None)
         if reply.tool_calls:
             yield LLMChunk(tool_calls=reply.tool_calls, final=True, finish_reason=finish,
-                           provider_finish_reason=finish)
+                           provider_finish_reason=finish, usage=reply.usage)
 
     def _pieces(self, text: str) -> list[str]:
         if self.chunk_size is None or not text:

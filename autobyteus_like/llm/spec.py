@@ -7,7 +7,8 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.scripted import ScriptedLLM
+from autobyteus_like.llm.messages import TokenUsage
+from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedReply
 from autobyteus_like.providers import LLMProvider
 
 __all__ = ["LLMSpec"]
@@ -22,6 +23,20 @@ class _ProviderSettings(TypedDict):
     max_tokens: int | None
     timeout_s: float
     max_retries: int
+
+
+class ScriptedResponseSpec(BaseModel):
+    """A scripted reply with the token usage it reports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+
+    def reply(self) -> ScriptedReply:
+        """The reply a ``ScriptedLLM`` streams."""
+        return ScriptedReply(self.text, usage=TokenUsage(self.input_tokens, self.output_tokens))
 
 
 class LLMSpec(BaseModel):
@@ -40,7 +55,9 @@ class LLMSpec(BaseModel):
         "scripted", "openai", "deepseek", "mistral", "grok", "ollama", "vllm", "llamacpp",
         "anthropic", "gemini",
     ]
-    responses: list[str] = Field(default_factory=list)
+    responses: list[str | ScriptedResponseSpec] = Field(default_factory=list)
+    """A scripted model's replies: text, or ``{text, input_tokens, output_tokens}`` to have the
+    reply report token usage (for sums, costs and token limits offline)."""
     chunk_size: int | tuple[int, int] | None = None
     seed: int = 0
     imitates: LLMProvider = LLMProvider.SCRIPTED
@@ -62,7 +79,8 @@ class LLMSpec(BaseModel):
     def build(self) -> LLM:
         """The LLM this spec describes."""
         if self.provider == "scripted":
-            return ScriptedLLM(self.responses, provider=self.imitates,
+            return ScriptedLLM([r if isinstance(r, str) else r.reply() for r in self.responses],
+                               provider=self.imitates,
                                chunk_size=self.chunk_size, seed=self.seed)
         assert self.model is not None
         settings: _ProviderSettings = {

@@ -28,3 +28,19 @@ def test_each_provider_gets_its_settings(monkeypatch):
 def test_a_real_provider_needs_a_model():
     with pytest.raises(ValueError, match="provider 'gemini' needs a model name"):
         LLMSpec(provider="gemini")
+
+
+def test_scripted_replies_in_yaml_may_report_token_usage():
+    from autobyteus_like import Agent, AgentConfig
+
+    spec = LLMSpec.model_validate({"provider": "scripted", "responses": [
+        {"text": "counted", "input_tokens": 120, "output_tokens": 7}, "plain"]})
+    config = AgentConfig(name="a", llm=spec)
+    with Agent(config) as agent:
+        assert agent.run("one", timeout=10) == "counted"
+        assert agent.run("two", timeout=10) == "plain"
+        totals = agent.usage.session
+    assert (totals.input_tokens, totals.output_tokens) == (120, 7)
+    with pytest.raises(ValueError, match="input_tokens"):
+        LLMSpec.model_validate({"provider": "scripted",
+                                "responses": [{"text": "x", "input_tokens": -1}]})
