@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from autobyteus_like import __version__
 from autobyteus_like.cli_sessions import add_session_commands, print_waiting, team_store_location
@@ -327,8 +327,16 @@ def _quiet_libraries(debug: bool) -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one ``error:`` line (the usage is one ``--help``
+    away), like every other failure of this command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="autobyteus-like", description="Run and check multi-agent teams described in YAML."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

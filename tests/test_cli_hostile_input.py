@@ -120,6 +120,8 @@ def test_a_timeout_must_be_a_positive_finite_number(value, capsys):
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "--timeout" in err and "Traceback" not in err
+    assert err.startswith("error: autobyteus-like run: argument --timeout: ")
+    assert len(err.splitlines()) == 1
 
 
 def test_a_config_with_many_problems_is_shortened(tmp_path, capsys):
