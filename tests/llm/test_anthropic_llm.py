@@ -126,3 +126,21 @@ def test_an_agent_in_its_default_xml_format():
     first, second = server.requests
     assert "tools" not in first and '<tool name="add">' in first["system"]
     assert 'status="success">42</tool_result>' in second["messages"][-1]["content"]
+
+
+def test_message_delta_usage_is_cumulative_and_wins_over_message_start():
+    """A server-tool turn: message_start says 702 input tokens, the final message_delta 1,591
+    (the figure the recording of such a turn states); the delta's counts win."""
+    from types import SimpleNamespace
+
+    from autobyteus_like.llm.anthropic_wire import AnthropicUsage
+
+    usage = AnthropicUsage()
+    usage.add(SimpleNamespace(input_tokens=702, output_tokens=1, cache_read_input_tokens=0))
+    usage.add(SimpleNamespace(input_tokens=1591, output_tokens=212,
+                              output_tokens_details=SimpleNamespace(thinking_tokens=40)))
+    assert usage.total() == TokenUsage(1591, 212, reasoning_tokens=40, cached_input_tokens=0)
+    partial = AnthropicUsage()
+    partial.add(SimpleNamespace(input_tokens=30, output_tokens=1))
+    partial.add(SimpleNamespace(output_tokens=18))  # a delta with output only keeps the input
+    assert partial.total() == TokenUsage(30, 18)

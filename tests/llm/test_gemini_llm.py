@@ -96,3 +96,15 @@ def test_rate_limits_are_retried_and_missing_setup_is_explained(monkeypatch):
     monkeypatch.setitem(sys.modules, "google.genai", None)
     with pytest.raises(LLMError, match=r"pip install 'autobyteus-like\[gemini\]'"):
         GeminiLLM("gemini-2.5-flash", api_key="k")
+
+
+def test_thinking_tokens_count_as_output_as_other_providers_count_reasoning():
+    from types import SimpleNamespace
+
+    from autobyteus_like.llm.gemini_llm import _usage
+
+    metadata = SimpleNamespace(prompt_token_count=100, tool_use_prompt_token_count=20,
+                               candidates_token_count=30, thoughts_token_count=70,
+                               cached_content_token_count=None)
+    assert _usage(metadata) == TokenUsage(120, 100, reasoning_tokens=70,
+                                          cached_input_tokens=None)
