@@ -416,3 +416,42 @@ def test_the_execute_format_runs_its_batch_in_order_by_default():
     assert AgentConfig(name="p", llm=llm, tool_format="execute",
                        tool_execution="parallel").resolved_execution() == "parallel"
     assert AgentConfig(name="j", llm=llm, tool_format="json").resolved_execution() == "parallel"
+
+
+def test_informational_events_are_built_only_when_someone_takes_them():
+    """With no subscriber, a turn builds no status, request-started, tool-started or
+    turn-completed event (each costs ~1 us); with one, it builds them all."""
+    from autobyteus_like.events import (
+        AgentStatusChanged,
+        LLMRequestStarted,
+        ToolStarted,
+        TurnCompleted,
+    )
+
+    informational = (AgentStatusChanged, LLMRequestStarted, ToolStarted, TurnCompleted)
+    built: list[str] = []
+
+    def count(frame, event, arg):  # type: ignore[no-untyped-def]
+        if (event == "call" and frame.f_code.co_name == "__init__"
+                and type(frame.f_locals.get("self")) in informational):
+            built.append(type(frame.f_locals["self"]).__name__)
+
+    def turn(subscribe: bool) -> list[str]:
+        built.clear()
+        config = AgentConfig(name="a", llm=ScriptedLLM([call("add", a=1, b=2), "3"]),
+                             tools=[add], tool_format="json")
+        threading.setprofile(count)  # the agent's threads, started below, are counted
+        try:
+            with Agent(config) as agent:
+                events = agent.events() if subscribe else None
+                assert agent.run("sum", timeout=10) == "3"
+                if events is not None:
+                    events.close()
+        finally:
+            threading.setprofile(None)  # type: ignore[arg-type]
+        return list(built)
+
+    assert turn(subscribe=False) == []
+    seen = turn(subscribe=True)
+    assert set(seen) == {
+        "AgentStatusChanged", "LLMRequestStarted", "ToolStarted", "TurnCompleted"}
