@@ -1,0 +1,196 @@
+"""Attacks on the session commands: hostile content in a transcript, odd names, stores that are
+not stores or are busy, decisions for a session a live process holds, reasons no shell should
+produce. ``xfail(strict=True)`` marks a real defect (the reason says which)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
+from autobyteus_like.cli import main
+from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.store import CallState, Session, open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@tool
+def echo(text: str) -> str:
+    """Returns its text."""
+    return text
+
+
+@tool(requires_approval=True)
+def guarded(x: int) -> int:
+    """Needs a person's approval."""
+    return x + 1
+
+
+def call(name: str, **args: object) -> str:
+    inner = "".join(f'<arg name="{key}">{value}</arg>' for key, value in args.items())
+    return f'<tool name="{name}"><arguments>{inner}</arguments></tool>'
+
+
+def stored_agent(store: Path, session: str, replies: list[str]) -> Agent:
+    config = AgentConfig(name="a", llm=ScriptedLLM(replies, provider="anthropic"),
+                         tools=["echo", "guarded"], auto_execute_tools=False,
+                         approval_policy="marked")
+    return Agent(config, tools=[echo, guarded], session=Session(session, store))
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch):
+    """The software example team in a folder of its own (its store lands beside it)."""
+    for name in ("software_team.yaml", "example_tools.py"):
+        (tmp_path / name).write_text((ROOT / "examples" / name).read_text())
+    monkeypatch.chdir(tmp_path)
+    return ["software_team.yaml", "--tools", "example_tools.py:make_tools"]
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[1A"
+"""Set the terminal's title, clear the screen, move the cursor up: what a hostile model writes
+to hide or forge lines of a transcript a person reads."""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cli_sessions._print_message prints message content raw (only surrogates are escaped): "
+    "terminal escape sequences an LLM wrote reach the terminal of whoever runs "
+    "`sessions show`"))
+def test_sessions_show_does_not_print_terminal_escapes_a_model_wrote(tmp_path, capsys):
+    store = tmp_path / "x.sessions.db"
+    agent = stored_agent(store, "s1", [f"all fine {ESCAPES}forged line"])
+    with agent:
+        agent.run("go", timeout=10)
+    agent.session.close()
+    assert main(["sessions", "show", "s1", "--store", str(store)]) == 0
+    shown = capsys.readouterr().out
+    assert "forged line" in shown
+    assert "\x1b" not in shown and "\x07" not in shown
+
+
+def test_tool_results_with_escapes_are_shown_escaped(tmp_path, capsys):
+    """What held: a result's content is shown through repr, and the text format escapes it in
+    the results message."""
+    store = tmp_path / "x.sessions.db"
+    agent = stored_agent(store, "s1", [call("echo", text="safe"), "done"])
+    with agent:
+        agent.run("go", timeout=10)
+    agent.session.close()
+    opened = open_store(store)
+    try:
+        [stored] = opened.calls("s1", "a")
+        opened.set_call("s1", "a", stored.invocation_id, CallState.SUCCEEDED,
+                        {**(stored.result or {}), "content": ESCAPES + "x"})
+    finally:
+        opened.close()
+    assert main(["sessions", "show", "s1", "--store", str(store)]) == 0
+    shown = capsys.readouterr().out
+    assert "succeeded -> '\\x1b]0;owned\\x07" in shown
+
+
+def test_a_session_name_with_quotes_and_sql_round_trips(tmp_path, capsys):
+    store = tmp_path / "x.sessions.db"
+    name = "it's \"odd\"; DROP TABLE sessions;-- é"
+    agent = stored_agent(store, name, ["hello"])
+    with agent:
+        agent.run("go", timeout=10)
+    agent.session.close()
+    assert main(["sessions", "show", name, "--store", str(store)]) == 0
+    assert f"session {name} (team a): done" in capsys.readouterr().out
+    assert main(["sessions", "rm", name, "--store", str(store)]) == 0
+    assert main(["sessions", "list", "--store", str(store)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "no sessions"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_bytes(b"not a database at all " * 100), "file is not a database"),
+    (lambda p: p.mkdir(), "no session store at"),
+])
+def test_a_store_that_is_not_a_store_is_one_line(tmp_path, capsys, make, message):
+    store = tmp_path / "x.sessions.db"
+    make(store)
+    assert main(["sessions", "list", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_run_with_a_store_below_a_file_is_one_line(team, tmp_path, capsys):
+    (tmp_path / "plain").write_text("a file, not a folder")
+    assert main(["run", *team, "-m", "hi", "--session", "s", "--store",
+                 str(tmp_path / "plain" / "x.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot open the session store") and "Traceback" not in err
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SqliteDatabase wraps only the open: a busy database (another writer holding its lock "
+    "past the 10 s timeout) escapes as a raw sqlite3.OperationalError traceback; and even "
+    "`sessions list` needs the write lock, since SessionStore._migrate always runs BEGIN "
+    "IMMEDIATE"))
+def test_a_busy_store_is_one_line_not_a_traceback(tmp_path, capsys):
+    store = tmp_path / "x.sessions.db"
+    open_store(store).close()
+    other = sqlite3.connect(store, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # e.g. a backup or a sqlite3 shell writing
+    try:
+        code = main(["sessions", "list", "--store", str(store)])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert code == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_deciding_for_a_session_a_live_process_holds_is_refused(tmp_path, capsys):
+    store = tmp_path / "x.sessions.db"
+    agent = stored_agent(store, "s1", [call("guarded", x=1), "done"])
+    with agent:
+        events = agent.events()
+        agent.send("go")
+        asked = next(e for e in iter(lambda: events.get(timeout=10), None)
+                     if isinstance(e, ApprovalRequested))
+        assert main(["approve", "s1", asked.invocation.id, "--store", str(store)]) == 2
+        assert "is running in" in capsys.readouterr().err
+        agent.deny(asked.invocation.id)
+    agent.session.close()
+
+
+REASON = "not today\nnor tomorrow\udcff"
+"""A deny reason with a newline and a byte that is not UTF-8 (a shell hands Python such bytes
+as lone surrogates, by surrogateescape)."""
+
+
+def denied_and_resumed(team: list[str]) -> None:
+    assert main(["run", *team, "-m", "Build hello.py", "--session", "s1",
+                 "--detach-on-approval"]) == 3
+    assert main(["deny", "s1", "call_write", "--reason", REASON]) == 0
+    assert main(["run", *team, "--session", "s1"]) == 0
+
+
+def test_a_deny_reason_with_newlines_and_undecodable_bytes_is_stored_exactly(team, capsys):
+    denied_and_resumed(team)
+    store = open_store("software_team.sessions.db")
+    try:
+        denied = store.find_call("s1", "call_write")
+        [coder_saw] = [m.content for m in store.history("s1", "coder")
+                       if m.role == "user" and "DENIED" in m.content]
+    finally:
+        store.close()
+    assert denied is not None and denied.state is CallState.DENIED
+    assert denied.result is not None
+    assert denied.result["error"]["message"] == f"denied: {REASON}"
+    assert "denied: not today\\nnor tomorrow\udcff" in coder_saw  # the LLM was told it
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "cli_sessions._show prints a call's error message (via _result_text) without escaping "
+    "lone surrogates, unlike message content: `sessions show` dies with UnicodeEncodeError "
+    "(a traceback, exit 1) on a session whose deny reason or tool error holds one"))
+def test_sessions_show_survives_a_deny_reason_with_undecodable_bytes(team, capsys):
+    denied_and_resumed(team)
+    capsys.readouterr()
+    assert main(["sessions", "show", "s1"]) == 0
+    assert "DENIED: denied: not today" in capsys.readouterr().out
