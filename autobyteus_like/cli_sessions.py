@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from autobyteus_like.errors import UsageError
 
@@ -69,6 +70,27 @@ def open_cli_store(args: argparse.Namespace, *, must_exist: bool = True) -> Sess
     return open_store(location)
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_FIELD_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _escaped(text: str, controls: re.Pattern[str]) -> str:
+    text = controls.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _say(text: str, file: TextIO | None = None) -> None:
+    """Print text a model, a tool or a user wrote: control characters (terminal escape
+    sequences among them) and undecodable characters are shown escaped, never sent to the
+    terminal as they are; lines and tabs stay."""
+    print(_escaped(text, _CONTROLS), file=file or sys.stdout)
+
+
+def _field(text: str) -> str:
+    """A name in a tab-separated line: newlines and tabs escaped too."""
+    return _escaped(text, _FIELD_CONTROLS)
+
+
 def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
 
@@ -78,11 +100,12 @@ def _list(args: argparse.Namespace) -> int:
     try:
         sessions = store.sessions()
         if not sessions:
-            print("no sessions")
+            _say("no sessions")
         for info in sessions:
             holder = store.is_held(info.name)
             state = f"running in {holder}" if holder else store.standing(info.name)
-            print(f"{info.name}\tteam {info.team}\t{state}\tupdated {_when(info.updated_ms)}")
+            _say(f"{_field(info.name)}\tteam {_field(info.team)}\t{state}\tupdated "
+                 f"{_when(info.updated_ms)}")
     finally:
         store.close()
     return 0
@@ -100,20 +123,20 @@ def _show(args: argparse.Namespace) -> int:
         _session_or_error(store, args.name)
         info = store.session(args.name)
         assert info is not None
-        print(f"session {info.name} (team {info.team}): {store.standing(info.name)}")
+        _say(f"session {info.name} (team {info.team}): {store.standing(info.name)}")
         for agent in store.agents(args.name):
-            print(f"\n== {agent} ==")
+            _say(f"\n== {agent} ==")
             for message in store.history(args.name, agent, every_epoch=True):
                 _print_message(message.role, message.content, message.tool_calls,
                                message.tool_results)
             for call in store.calls(args.name, agent):
                 outcome = "" if call.result is None else f" -> {_result_text(call.result)}"
-                print(f"  call {call.invocation_id} {call.name}: {call.state.value}{outcome}")
+                _say(f"  call {call.invocation_id} {call.name}: {call.state.value}{outcome}")
         mail = store.mail(args.name)
         if mail:
-            print("\n== messages between members ==")
+            _say("\n== messages between members ==")
         for item in mail:
-            print(f"  {item.mail_id} {item.sender or 'user'} -> {item.recipient}: "
+            _say(f"  {item.mail_id} {item.sender or 'user'} -> {item.recipient}: "
                   f"{item.state.value}")
     finally:
         store.close()
@@ -122,12 +145,11 @@ def _show(args: argparse.Namespace) -> int:
 
 def _print_message(role: str, content: str, calls: list[dict[str, Any]],
                    results: list[dict[str, Any]]) -> None:
-    text = content.encode("utf-8", "backslashreplace").decode("utf-8")
-    print(f"[{role}] {text}")
+    _say(f"[{role}] {content}")
     for call in calls:
-        print(f"  calls {call.get('name')}({call.get('arguments')}) id={call.get('id')}")
+        _say(f"  calls {call.get('name')}({call.get('arguments')}) id={call.get('id')}")
     for result in results:
-        print(f"  result {result.get('invocation_id')}: {_result_text(result)}")
+        _say(f"  result {result.get('invocation_id')}: {_result_text(result)}")
 
 
 def _result_text(result: dict[str, Any], limit: int = 200) -> str:
@@ -147,7 +169,7 @@ def _remove(args: argparse.Namespace) -> int:
         if holder:
             raise UsageError(f"session {args.name!r} is running in {holder}; stop it first")
         store.delete(args.name)
-        print(f"removed session {args.name}")
+        _say(f"removed session {args.name}")
     finally:
         store.close()
     return 0
@@ -184,7 +206,7 @@ def _decide(args: argparse.Namespace) -> int:
                            result.model_dump(mode="json"))
             verdict = "denied"
         store.set_status(args.name, store.standing(args.name))
-        print(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; the next "
+        _say(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; the next "
               f"`run TEAM.yaml --session {args.name}` goes on from here")
     finally:
         store.close()
@@ -231,6 +253,6 @@ def add_session_commands(commands: Any) -> None:
 def print_waiting(store: SessionStore, name: str, store_flag: str) -> None:
     """Tell the user which calls wait for them and how to decide."""
     for call in store.waiting_calls(name):
-        print(f"waiting for approval: {call.agent} {call.name} {call.invocation_id}; decide with "
+        _say(f"waiting for approval: {call.agent} {call.name} {call.invocation_id}; decide with "
               f"`autobyteus-like approve {name} {call.invocation_id}{store_flag}` (or deny)",
               file=sys.stderr)

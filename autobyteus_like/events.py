@@ -76,6 +76,9 @@ class UserMessageReceived(AgentEvent):
 class ConversationReset(AgentEvent):
     """Forget the conversation so far (applied between turns, never inside one)."""
 
+    turn_id: int = 0
+    """Its place among the agent's turns (a session stores a reset that has to wait)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMRequestStarted(AgentEvent):

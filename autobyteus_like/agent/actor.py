@@ -32,6 +32,7 @@ from autobyteus_like.errors import AgentStoppedError, AgentTurnError, UsageLimit
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
+    ConversationReset,
     ToolCallParsed,
     ToolResultReceived,
     UserMessageReceived,
@@ -223,10 +224,13 @@ class AgentActor(FastInboxActor):
                 self._handler_failed(UserMessageReceived(
                     agent=self.ctx.name, text=restored.current.text,
                     turn_id=restored.current.turn_id, reply=reply), exc)
-        for turn, reply in zip(restored.queued, replies, strict=True):
-            self.ctx.outbox.append(UserMessageReceived(
-                agent=self.ctx.name, text=turn.text, turn_id=turn.turn_id, sender=turn.sender,
-                reply=reply, mail_id=turn.mail_id))
+        answers = iter(replies)
+        for turn in restored.queued:
+            self.ctx.outbox.append(
+                ConversationReset(agent=self.ctx.name, turn_id=turn.turn_id) if turn.reset else
+                UserMessageReceived(agent=self.ctx.name, text=turn.text, turn_id=turn.turn_id,
+                                    sender=turn.sender, reply=next(answers),
+                                    mail_id=turn.mail_id))
         self._drain()
 
     def _process(self, message: AgentEvent) -> None:

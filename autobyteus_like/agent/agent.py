@@ -202,6 +202,8 @@ class Agent:
             raise
 
     def _release_session(self) -> None:
+        if self.session is not None:
+            self.session.stopped(self.name)
         if self._holds_session and self.session is not None:
             self._holds_session = False
             self.session.release(self.session.standing())
@@ -217,7 +219,8 @@ class Agent:
             return []
         if ref is None:
             raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
-        turns = ([restored.current] if restored.current is not None else []) + restored.queued
+        turns = ([restored.current] if restored.current is not None else []) + [
+            turn for turn in restored.queued if not turn.reset]  # a reset has no answer
         resumed = [ResumedTurn(turn.turn_id, turn.text, turn.sender, Future()) for turn in turns]
         ref.tell(ResumeTurns(restored, tuple(turn.reply for turn in resumed)))
         return resumed
@@ -311,7 +314,9 @@ class Agent:
 
     def reset(self) -> None:
         """Start a new conversation: forget the history (after the current turn, if any)."""
-        self._tell(ConversationReset(agent=self.name))
+        if self._restored is not None:
+            self.resume()
+        self._tell(ConversationReset(agent=self.name, turn_id=next(self._turn_ids)))
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:
         """Every event from now on, until the agent stops (or the subscription is closed);

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from autobyteus_like.events import UserMessageReceived
+    from autobyteus_like.events import ConversationReset, UserMessageReceived
     from autobyteus_like.handlers.context import TurnState
     from autobyteus_like.handlers.scheduling import Slot
     from autobyteus_like.llm.messages import Message
@@ -52,5 +52,8 @@ class TurnJournal(Protocol):
     def turn_ended(self, turn: TurnState, answer: str, error: str | None) -> None:
         """The turn is over."""
 
-    def conversation_reset(self) -> None:
+    def reset_received(self, reset: ConversationReset) -> None:
+        """A reset waits for the current turn (it is applied when that turn ends)."""
+
+    def conversation_reset(self, reset: ConversationReset) -> None:
         """The history starts over."""

@@ -50,6 +50,8 @@ def request_llm(ctx: AgentContext) -> None:
     """Start the next LLM round trip of the turn, unless max_iterations is reached."""
     turn = ctx.turn
     assert turn is not None
+    if ctx.journal is not None:  # the results this request carries (or the turn ends with)
+        ctx.journal.history_grew(ctx.messages)
     if turn.iterations >= ctx.config.max_iterations:
         complete_turn(
             ctx, "",
@@ -64,8 +66,6 @@ def request_llm(ctx: AgentContext) -> None:
     turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
     turn.deferred, turn.failed = [], {}
     turn.schedule = TurnSchedule(ctx.sequential)
-    if ctx.journal is not None:  # the results this request carries, stored before it goes
-        ctx.journal.history_grew(ctx.messages)
     ctx.set_status(AgentStatus.THINKING)
     if ctx.wants(LLMRequestStarted):
         ctx.emit(LLMRequestStarted(
@@ -82,7 +82,11 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None) -> N
     assert turn is not None
     ctx.turn = None
     if ctx.journal is not None:
-        ctx.journal.turn_ended(turn, answer, error)
+        try:
+            ctx.journal.turn_ended(turn, answer, error)
+        except Exception as exc:  # the turn still ends, and says it was not recorded
+            error = (f"{error + '; ' if error else ''}the session store could not record the "
+                     f"end of the turn: {exc}")
     if error is not None:
         ctx.report_error(error, "TurnFailed")
     if ctx.wants(TurnCompleted):
@@ -101,16 +105,16 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None) -> N
     while ctx.waiting and ctx.turn is None:
         waiting = ctx.waiting.popleft()
         if isinstance(waiting, ConversationReset):
-            reset_conversation(ctx)
+            reset_conversation(ctx, waiting)
         else:
             start_turn(ctx, waiting)
 
 
-def reset_conversation(ctx: AgentContext) -> None:
+def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
     """Forget the history (between turns)."""
     ctx.messages.clear()
     if ctx.journal is not None:
-        ctx.journal.conversation_reset()
+        ctx.journal.conversation_reset(reset)
 
 
 def start_ready_calls(ctx: AgentContext) -> None:

@@ -18,8 +18,10 @@ class UserMessageHandler:
         if ctx.journal is not None and isinstance(event, UserMessageReceived):
             ctx.journal.turn_received(event)
         if ctx.turn is not None:
+            if ctx.journal is not None and isinstance(event, ConversationReset):
+                ctx.journal.reset_received(event)  # it waits: a crash must not lose it
             ctx.waiting.append(event)
         elif isinstance(event, ConversationReset):
-            reset_conversation(ctx)
+            reset_conversation(ctx, event)
         else:
             start_turn(ctx, event)

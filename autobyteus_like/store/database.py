@@ -65,13 +65,21 @@ class SqliteDatabase:
             raise StoreError(f"cannot open the session store {path}: {exc}") from exc
 
     def begin(self) -> None:
-        self._connection.execute("BEGIN IMMEDIATE")
+        self._run("BEGIN IMMEDIATE")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._connection.execute(sql, tuple(params)).fetchall()
+        return self._run(sql, params)
 
     def commit(self) -> None:
-        self._connection.execute("COMMIT")
+        self._run("COMMIT")
+
+    def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """One statement; a database failure (a store locked past the timeout, a full disk)
+        is a ``StoreError`` saying which store, never a raw sqlite3 error."""
+        try:
+            return self._connection.execute(sql, tuple(params)).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"the session store {self.url} failed: {exc}") from exc
 
     def rollback(self) -> None:
         if self._connection.in_transaction:
@@ -104,14 +112,20 @@ class PostgresDatabase:
                              f"{str(exc).strip()}") from exc
 
     def begin(self) -> None:
-        self._connection.execute("BEGIN")
+        self.execute("BEGIN")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cursor = self._connection.execute(sql.replace("?", "%s"), tuple(params))
-        return cursor.fetchall() if cursor.description is not None else []
+        import psycopg
+
+        try:
+            cursor = self._connection.execute(sql.replace("?", "%s"), tuple(params))
+            return cursor.fetchall() if cursor.description is not None else []
+        except psycopg.Error as exc:
+            raise StoreError(f"the session store {_shown(self.url)} failed: "
+                             f"{str(exc).strip()}") from exc
 
     def commit(self) -> None:
-        self._connection.execute("COMMIT")
+        self.execute("COMMIT")
 
     def rollback(self) -> None:
         self._connection.execute("ROLLBACK")

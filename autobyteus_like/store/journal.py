@@ -8,10 +8,10 @@ that cannot be written fails the turn (``StoreError``) rather than let it go on 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from autobyteus_like.events import UserMessageReceived
+from autobyteus_like.events import ConversationReset, UserMessageReceived
 from autobyteus_like.handlers.context import TurnState
 from autobyteus_like.handlers.scheduling import Slot, SlotState
 from autobyteus_like.llm.messages import Message
@@ -64,10 +64,9 @@ def result_state(result: ToolResult) -> CallState:
 class AgentJournal:
     """Writes one agent's history, turns, calls and mail to its session."""
 
-    def __init__(self, store: SessionStore, session: str, agent: str, persisted: int = 0,
-                 on_write: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, store: SessionStore, session: str, agent: str, persisted: int = 0
+                 ) -> None:
         self.store = store
-        self._on_write = on_write
         self.session = session
         self.agent = agent
         self.persisted = persisted
@@ -82,13 +81,11 @@ class AgentJournal:
                 sender=message.sender, mail_id=message.mail_id, state="queued"))
             if message.mail_id is not None:
                 self.store.set_mail(self.session, message.mail_id, MailState.DELIVERED)
-        self._on_write()
 
     def turn_started(self, turn: TurnState, messages: Sequence[Message]) -> None:
         with self.store.transaction():
             self.store.begin_turn(self.session, self.agent, turn.turn_id)
             self._append(messages)
-        self._on_write()
 
     def history_grew(self, messages: Sequence[Message], request_no: int | None = None) -> None:
         if len(messages) > self.persisted:
@@ -125,8 +122,16 @@ class AgentJournal:
                     MailState.ANSWERED if error is None else MailState.FAILED,
                     answer=answer if error is None else None, error=error)
 
-    def conversation_reset(self) -> None:
-        self.store.reset_history(self.session, self.agent)
+    def reset_received(self, reset: ConversationReset) -> None:
+        self.store.open_turn(self.session, TurnRecord(
+            agent=self.agent, turn_id=reset.turn_id, text="", sender=None, mail_id=None,
+            state="queued", reset=True))
+
+    def conversation_reset(self, reset: ConversationReset) -> None:
+        with self.store.transaction():
+            self.store.reset_history(self.session, self.agent)
+            self.store.close_turn(self.session, self.agent, reset.turn_id, answer="",
+                                  error=None)
         self.persisted = 0
 
     # -- the writes --------------------------------------------------------------------------

@@ -92,6 +92,8 @@ class TurnRecord:
     state: str  # "queued" (received, not begun) | "open" | "done" | "failed"
     answer: str | None = None
     error: str | None = None
+    reset: bool = False
+    """A conversation reset waiting its turn, not a message."""
 
 
 @dataclass(frozen=True)

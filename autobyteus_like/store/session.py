@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from autobyteus_like.errors import ConfigError, StoreError
+from loguru import logger
+
+from autobyteus_like.errors import ConfigError, SessionInUseError, StoreError
 from autobyteus_like.store.database import Durability
 from autobyteus_like.store.journal import AgentJournal
 from autobyteus_like.store.restore import RestoredAgent, restore_agent
@@ -43,7 +45,9 @@ class Session:
         self.owner = process_owner()
         self.held = False
         self.created = False
-        self._renewed = 0.0
+        self._writers: set[str] = set()
+        self._heartbeat: threading.Thread | None = None
+        self._released = threading.Event()
 
     def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:
         """Take the session for this process (creating it if new). A session that exists must
@@ -59,15 +63,20 @@ class Session:
         _, self.created = self.store.hold(self.name, team=team, fingerprint=fingerprint,
                                           config=config, owner=self.owner)
         self.held = True
-        self._renewed = time.monotonic()
         self.store.set_status(self.name, "active")
+        self._released.clear()
+        self._heartbeat = threading.Thread(target=self._keep_alive, daemon=True,
+                                           name=f"session-{self.name}-lease")
+        self._heartbeat.start()
 
-    def renew(self) -> None:
-        """Extend the lease (at most every few seconds; called as turns go)."""
-        now = time.monotonic()
-        if self.held and now - self._renewed > self.store.lease_s / 3:
-            self._renewed = now
-            self.store.renew(self.name, self.owner)
+    def _keep_alive(self) -> None:
+        """Renew the lease every third of its length while the session is held, however long
+        a turn waits (for a person, a slow tool): a live holder never loses it."""
+        while not self._released.wait(self.store.lease_s / 3):
+            try:
+                self.store.renew(self.name, self.owner)
+            except Exception as exc:  # a store gone away: the holder finds out at its write
+                logger.warning("session {}: cannot renew its lease: {}", self.name, exc)
 
     def standing(self) -> str:
         """Where the session's work stands: waiting (for a person), unfinished or done."""
@@ -77,6 +86,11 @@ class Session:
         """Give the session up, recording where it stands (done, waiting, stopped, failed)."""
         if self.held:
             self.held = False
+            self._released.set()
+            if self._heartbeat is not None:
+                self._heartbeat.join()
+                self._heartbeat = None
+            self._writers.clear()
             self.store.release(self.name, self.owner, status)
 
     def restore(self, agent: str) -> RestoredAgent:
@@ -87,8 +101,15 @@ class Session:
         """The journal ``agent`` writes its turns to (after ``restored``)."""
         if not self.held:
             raise StoreError(f"session {self.name!r} is not held by this process")
-        return AgentJournal(self.store, self.name, agent, persisted=len(restored.messages),
-                            on_write=self.renew)
+        if agent in self._writers:  # two agents of one name would write one history
+            raise SessionInUseError(self.name, f"another agent named {agent!r} in this process",
+                                    None)
+        self._writers.add(agent)
+        return AgentJournal(self.store, self.name, agent, persisted=len(restored.messages))
+
+    def stopped(self, agent: str) -> None:
+        """``agent`` no longer writes to the session."""
+        self._writers.discard(agent)
 
     def close(self) -> None:
         """Release the session and close the store if this session opened it."""

@@ -112,6 +112,15 @@ class SessionStore:
             self.database.execute(sql, params)
 
     def _migrate(self) -> None:
+        with self._lock:  # up to date: nothing to write, so no write lock (a reader of a
+            # store another process is writing does not wait for it)
+            try:
+                rows = self.database.execute("SELECT version FROM schema_version")
+            except StoreError:
+                rows = []  # a new store: no such table yet
+                self.database.rollback()
+            if rows and int(rows[0][0]) == SCHEMA_VERSION:
+                return
         with self.transaction():
             self.database.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -302,7 +311,8 @@ class SessionStore:
             "INSERT INTO turns (session, agent, turn_id, state, data) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (session, agent, turn_id) DO NOTHING",
             session, turn.agent, turn.turn_id, turn.state,
-            _dump({"text": turn.text, "sender": turn.sender, "mail_id": turn.mail_id}))
+            _dump({"text": turn.text, "sender": turn.sender, "mail_id": turn.mail_id,
+                   **({"reset": True} if turn.reset else {})}))
 
     def begin_turn(self, session: str, agent: str, turn_id: int) -> None:
         """Record that a queued turn began (its message is in the history from now on)."""
@@ -337,7 +347,8 @@ class SessionStore:
             out.append(TurnRecord(agent=str(row_agent), turn_id=int(turn_id),
                                   text=values["text"], sender=values.get("sender"),
                                   mail_id=values.get("mail_id"), state=str(state),
-                                  answer=values.get("answer"), error=values.get("error")))
+                                  answer=values.get("answer"), error=values.get("error"),
+                                  reset=bool(values.get("reset"))))
         return out
 
     # -- calls -------------------------------------------------------------------------------

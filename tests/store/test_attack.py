@@ -1,7 +1,7 @@
 """Attacks on durable sessions: a hostile LLM, a careless user and a crash at the worst moment.
 
-The tests marked ``xfail(strict=True)`` show a real defect (the reason says which); the others
-pin behaviour that held under attack. A "crash" here is an agent stopped mid-turn and its
+Each defect found here was fixed; its test stays as the regression test, and the others pin
+behaviour that held under attack. A "crash" here is an agent stopped mid-turn and its
 session closed (nothing more is written), as in test_resume.py; kill -9 is in
 test_crash_resume.py.
 """
@@ -95,10 +95,6 @@ def approval_asked(agent: Agent, text: str) -> ApprovalRequested:
 # -- the lease -------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the lease is renewed only when a turn is received or begins (AgentJournal._on_write), "
-    "so a live agent waiting for a person (or running a tool) longer than lease_s loses its "
-    "session: a second process takes it and both write one history"))
 def test_a_live_agent_waiting_for_approval_keeps_its_session(sqlite_url):
     tools = Tools()
     first = make_agent([call("guarded", x=1), "done"], sqlite_url, tools)
@@ -122,11 +118,6 @@ def test_a_live_agent_waiting_for_approval_keeps_its_session(sqlite_url):
     first.session.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "two Agent objects on one Session object (same agent name) both write: their "
-    "conversations interleave into one stored history and the second one's turn 1 is "
-    "dropped by open_turn's ON CONFLICT DO NOTHING; Agent._start_actor skips hold() when the "
-    "session is already held and never checks that no agent of that name uses it"))
 def test_a_second_agent_of_the_same_name_on_one_session_object_is_refused(sqlite_url):
     tools = Tools()
     session = Session("s1", sqlite_url)
@@ -152,10 +143,6 @@ def test_a_second_agent_of_the_same_name_on_one_session_object_is_refused(sqlite
 # -- what a crash must not lose --------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Agent.reset() is not journaled until it runs: a reset queued behind a running turn is "
-    "lost in a crash, and the message queued after it resumes on the old conversation "
-    "(UserMessageHandler journals only UserMessageReceived; store has no queued reset)"))
 def test_a_reset_asked_for_before_a_crash_still_happens_on_resume(sqlite_url):
     tools = Tools()
     replies = [call("slow", x=1), "done A", "done B"]
@@ -197,10 +184,6 @@ def test_an_uninterrupted_agent_keeps_the_results_of_a_turn_that_hit_max_iterati
     assert "r1" in request.messages[2].content
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "request_llm ends a turn at max_iterations before history_grew, so the last results "
-    "message is never stored: after a restart the history is not the one the agent had "
-    "(an assistant tool call with no result; with native tools, a request providers reject)"))
 def test_the_results_of_a_turn_that_hit_max_iterations_survive_a_restart(sqlite_url):
     tools = Tools()
     replies = [call("echo", text="r1"), "next answer"]
@@ -217,11 +200,6 @@ def test_the_results_of_a_turn_that_hit_max_iterations_survive_a_restart(sqlite_
     assert "r1" in request.messages[2].content
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a store write that fails at the turn's end leaves the caller waiting forever: "
-    "complete_turn sets ctx.turn = None before journal.turn_ended raises, so "
-    "_handler_failed finds no turn and never resolves the reply (and the error is a raw "
-    "sqlite3 error, not StoreError)"))
 def test_a_store_that_fails_at_the_end_of_a_turn_fails_the_turn(sqlite_url):
     import sqlite3
 
