@@ -14,13 +14,13 @@ from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
 
-from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import AgentStoppedError, ConfigError, LLMError, ToolFailure
 from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
+from autobyteus_like.runtime.backend import Member
 from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
-from autobyteus_like.team.messaging import send_message_tool
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.registry import (
     ToolLike,
@@ -46,6 +46,7 @@ class AgentTeam:
         *,
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
         formats: FormatRegistry | None = None,
+        runtime: LocalRuntime | RayRuntime | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         problems = config.tool_problems([*tools, *sources])
@@ -68,16 +69,17 @@ class AgentTeam:
         self._stopped_busy = False  # stopped while a message was still in flight
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
-        self.agents: dict[str, Agent] = {}
+        self.runtime = runtime or config.runtime
+        """Where the members live (``runtime:`` of the config unless given here)."""
+        self._backend = open_backend(self.runtime, self, config.member_resources)
+        self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
             prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
                                            effective.system_prompt)
-            registry = ToolRegistry(tools)
-            registry.add(send_message_tool(self, member.name))
-            self.agents[member.name] = Agent(
+            self.agents[member.name] = self._backend.member(
                 effective.model_copy(update={"system_prompt": prompt}),
-                tools=[*registry, *sources], formats=formats,
+                ToolRegistry(tools), sources, formats,
             )
 
     @classmethod
@@ -115,6 +117,7 @@ class AgentTeam:
             self._sources_held = True
         starting = ""
         try:
+            self._backend.start()
             for agent in self.agents.values():
                 starting = agent.name
                 agent.start()
@@ -137,6 +140,7 @@ class AgentTeam:
         try:
             for agent in self.agents.values():
                 agent.stop()
+            self._backend.stop()
         finally:
             if self._sources_held:
                 self._sources_held = False
@@ -180,12 +184,24 @@ class AgentTeam:
             self._finished()
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
                               recoverable=False) from exc
+        self._delivered(recipient, sender, content, reply, error_reply)
+        return reply
+
+    def track(self, recipient: str, sender: str | None, content: str,
+              reply: Future[str]) -> None:
+        """A message a member delivered itself (member to member on Ray): in flight until
+        ``reply`` is done, as if this team had sent it."""
+        with self._lock:
+            self._in_flight += 1
+        self._delivered(recipient, sender, content, reply, False)
+
+    def _delivered(self, recipient: str, sender: str | None, content: str,
+                   reply: Future[str], error_reply: bool) -> None:
         self._publisher.publish(MessageDelivered(agent=self.name, sender=sender,
                                                  recipient=recipient, content=content))
         reply.add_done_callback(
             lambda done: self._turn_ended(done, recipient, sender, error_reply)
         )
-        return reply
 
     def _turn_ended(
         self, reply: Future[str], member: str, sender: str | None, error_reply: bool

@@ -1,0 +1,41 @@
+"""A real local Ray cluster for the runtime tests, started once for the whole package (its
+start costs seconds), in a temporary directory removed afterwards. Tests skip, saying why,
+where Ray is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+
+import pytest
+
+
+@pytest.fixture(scope="package")
+def ray_cluster():
+    """``ray.init(num_cpus=2)`` with the dashboard (the state API needs it)."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install "
+                                            "'autobyteus-like[ray]'")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # no token file in the home directory
+    temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths have a length limit
+    ray.init(num_cpus=2, include_dashboard=True, _temp_dir=temp, log_to_driver=False,
+             namespace="autobyteus-tests")
+    yield ray
+    ray.shutdown()
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+_RAY_THREADS = ("ray_", "ray-", "Thread-", "PythonGCThread")  # see no_thread_left_behind below
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_behind(request):
+    """Every test leaves no thread of ours running. Ray's driver keeps threads of its own for
+    the life of the connection (the package fixture ends them); a thread of ours always has a
+    name (the pump: ``<team>-pump``, agents: ``<agent>-...``)."""
+    before = set(threading.enumerate())
+    yield
+    left = [t.name for t in set(threading.enumerate()) - before
+            if t.is_alive() and not t.name.startswith(_RAY_THREADS)]
+    assert not left, f"threads left running: {left}"
