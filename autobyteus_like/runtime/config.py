@@ -66,6 +66,9 @@ class RayRuntime(BaseModel):
     max_restarts: int = Field(default=1, ge=-1)
     delivery_timeout_s: float = Field(default=30.0, gt=0)
     """How long ``send_message_to`` waits for a teammate's actor to take a message."""
+    start_timeout_s: float = Field(default=120.0, gt=0)
+    """How long starting waits for Ray to place every member (a member asking for a GPU the
+    cluster does not have would otherwise wait forever)."""
     init: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("address")

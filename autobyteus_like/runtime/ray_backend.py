@@ -86,7 +86,8 @@ class RayBackend:
                 lifetime="non_detached", **resources.ray_options(),
             ))
             member.created(actor.remote(name, self._blobs[name], peers, namespace,
-                                        self.runtime.delivery_timeout_s))
+                                        self.runtime.delivery_timeout_s),
+                           resources.ray_options(), self.runtime.start_timeout_s)
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
                                       daemon=True)
         self._pump.start()

@@ -15,7 +15,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
-from autobyteus_like.errors import AgentStoppedError, AgentTurnError
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError, ConfigError
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.runtime import portable
@@ -42,6 +42,8 @@ class RemoteMember:
         self.handle: Any = None
         self.incarnation = ""
         self._ready: Any = None
+        self._needs: dict[str, Any] = {}
+        self._start_timeout_s = 0.0
         self._publisher = EventPublisher()
         self._lock = threading.Lock()
         self._pending: dict[str, Future[str]] = {}
@@ -67,9 +69,11 @@ class RemoteMember:
     def resolve_tools(self) -> ToolRegistry:
         return self._local.resolve_tools()
 
-    def created(self, handle: Any) -> None:
+    def created(self, handle: Any, needs: dict[str, Any], start_timeout_s: float) -> None:
         """The backend created the actor; ``start`` waits for it."""
         self.handle = handle
+        self._needs = needs
+        self._start_timeout_s = start_timeout_s
         self._ready = handle.ready.remote()
 
     def start(self) -> RemoteMember:
@@ -77,7 +81,18 @@ class RemoteMember:
             raise AgentStoppedError(f"agent {self.name!r}: its team's runtime has not started")
         if self._ready is not None:
             ready, self._ready = self._ready, None
-            self.incarnation = ray.get(ready)
+            try:
+                self.incarnation = ray.get(ready, timeout=self._start_timeout_s)
+            except GetTimeoutError:
+                raise ConfigError(f"member {self.name!r}", [
+                    f"Ray did not place it within {self._start_timeout_s:g} s; it needs "
+                    f"{self._needs}; the cluster has {ray.available_resources()} free"]
+                ) from None
+            except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
+                cause = str(exc).strip().splitlines()
+                raise ConfigError(f"member {self.name!r}", [
+                    f"its actor could not start: {cause[-1] if cause else type(exc).__name__}"]
+                ) from None
         return self
 
     def stop(self, timeout: float = 10) -> None:
