@@ -84,9 +84,10 @@ class RemoteMember:
             try:
                 self.incarnation = ray.get(ready, timeout=self._start_timeout_s)
             except GetTimeoutError:
+                free: Any = ray.available_resources  # untyped in Ray's stubs
                 raise ConfigError(f"member {self.name!r}", [
                     f"Ray did not place it within {self._start_timeout_s:g} s; it needs "
-                    f"{self._needs}; the cluster has {ray.available_resources()} free"]
+                    f"{self._needs}; the cluster has {free()} free"]
                 ) from None
             except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
                 cause = str(exc).strip().splitlines()
