@@ -44,6 +44,7 @@ from autobyteus_like.tools import (
 )
 
 if TYPE_CHECKING:
+    from autobyteus_like.runtime import LocalRuntime, RayRuntime
     from autobyteus_like.team import AgentTeam, TeamConfig
 
     __version__: str
@@ -55,6 +56,10 @@ def __getattr__(name: str) -> Any:
         from autobyteus_like import team
 
         value = getattr(team, name)
+    elif name in ("LocalRuntime", "RayRuntime"):  # data only: Ray loads with a ray team
+        from autobyteus_like import runtime
+
+        value = getattr(runtime, name)
     elif name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
@@ -85,6 +90,8 @@ __all__ = [
     "FormatRegistry",
     "LLMError",
     "LLMProvider",
+    "LocalRuntime",
+    "RayRuntime",
     "SandboxPolicy",
     "ScriptExhaustedError",
     "ScriptedLLM",

@@ -76,6 +76,8 @@ class RayBackend:
                     f"runtime.address: cannot connect to Ray at {self.runtime.address!r}: "
                     f"{str(exc).splitlines()[0]}"]) from None
             self._owns_ray = True
+        else:
+            self._check_same_cluster()
         peers = {name: member.actor_name for name, member in self._members.items()}
         namespace = self.runtime.namespace
         for name, member in self._members.items():
@@ -91,6 +93,18 @@ class RayBackend:
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
                                       daemon=True)
         self._pump.start()
+
+    def _check_same_cluster(self) -> None:
+        """A process joins one Ray cluster: a team naming another one is an error, never
+        silently placed on the cluster this process already joined."""
+        wanted = self.runtime.address
+        if wanted in ("auto", "local") or wanted.startswith("ray://"):
+            return
+        joined = ray.get_runtime_context().gcs_address
+        if joined != wanted:
+            raise ConfigError(f"team {self._ledger.name!r}", [
+                f"runtime.address: this process already joined the Ray cluster at {joined}; "
+                f"it cannot also join {wanted}"])
 
     def stop(self) -> None:
         """After the members stopped: end the pump, and Ray if this team started it."""
@@ -122,7 +136,8 @@ class RayBackend:
                     member.died()
                     polls[member.handle.poll.remote()] = member
                     continue
-                member.incarnation = incarnation
+                if incarnation != member.incarnation:
+                    member.restarted(incarnation)
                 self._dispatch(member, batch)
                 polls[member.handle.poll.remote()] = member
 

@@ -37,6 +37,8 @@ class MemberHost:
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
+        self._streaming = False
+        self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
         router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
@@ -52,8 +54,19 @@ class MemberHost:
         if self._stream is None:
             self._stream = AsyncEventSubscription(asyncio.get_running_loop())
             self._records.subscribe(self._stream)
-            self._agent.events(into=self._stream)
+            if self._restarted:  # whether the driver listens is unknown: stream, to be safe
+                self._streaming = True
+                self._agent.events(into=self._stream)
         return self._stream
+
+    async def stream_events(self) -> None:
+        """From now on, the agent's events go to the driver too (someone there subscribed;
+        until then only this host's records cross, and the agent skips building events
+        nobody takes)."""
+        stream = self._on_loop()
+        if not self._streaming:
+            self._streaming = True
+            self._agent.events(into=stream)
 
     def _next_id(self) -> str:
         return f"{self.incarnation}:{next(self._ids)}"
@@ -121,6 +134,12 @@ def _portable_event(event: AgentEvent) -> AgentEvent:
     if isinstance(event, UserMessageReceived) and event.reply is not None:
         return dataclasses.replace(event, reply=None)
     return event
+
+
+def _runtime_context() -> Any:
+    import ray
+
+    return ray.get_runtime_context()
 
 
 def host_class(options: dict[str, Any]) -> Any:

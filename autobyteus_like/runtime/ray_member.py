@@ -51,6 +51,7 @@ class RemoteMember:
         self._dead: set[str] = set()
         self._ids = itertools.count(1)
         self._stopped = False
+        self._streaming = False
 
     # -- the Agent surface ---------------------------------------------------------------------
 
@@ -75,6 +76,8 @@ class RemoteMember:
         self._needs = needs
         self._start_timeout_s = start_timeout_s
         self._ready = handle.ready.remote()
+        if self._streaming:  # subscribed before the actor existed
+            handle.stream_events.remote()
 
     def start(self) -> RemoteMember:
         if self.handle is None:
@@ -138,7 +141,15 @@ class RemoteMember:
         return reply
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:
-        return self._publisher.subscribe(into)
+        """Every event from now on: the actor streams its agent's events once someone on the
+        driver has subscribed (before that, none cross the network)."""
+        subscription = self._publisher.subscribe(into)
+        if not self._streaming:
+            self._streaming = True
+            if self.running:
+                with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
+                    ray.get(self.handle.stream_events.remote(), timeout=self._timeout_s)
+        return subscription
 
     def approve(self, invocation_id: str) -> None:
         self._tell("approve", invocation_id)
@@ -194,6 +205,12 @@ class RemoteMember:
             reply = pending[message_id]
             if not reply.done():
                 reply.set_exception(AgentTurnError(self.name, DIED))
+
+    def restarted(self, incarnation: str) -> None:
+        """Ray restarted the actor: a new process, which streams events if the last did."""
+        self.incarnation = incarnation
+        if self._streaming:
+            self.handle.stream_events.remote()
 
     def _fail(self, message_id: str, why: str) -> None:
         with self._lock:

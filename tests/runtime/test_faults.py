@@ -9,7 +9,7 @@ import signal
 import time
 
 from autobyteus_like import AgentTeam, ToolContext, tool
-from autobyteus_like.events import ToolResultReceived, ToolStarted
+from autobyteus_like.events import ToolResultReceived, ToolStarted, TurnCompleted
 from autobyteus_like.runtime import RayRuntime
 from tests.runtime.helpers import call, member, team_config, until_quiet
 
@@ -67,6 +67,10 @@ def test_a_member_killed_mid_turn_is_restarted_and_its_sender_sees_the_error(ray
                          "(max_restarts) with a fresh conversation")
         # Ray restarted it: a new process answers, with a fresh conversation
         assert team.agents["worker"].send("again").result(timeout=60) == "back"
+        while not (isinstance(event := events.get(timeout=60), TurnCompleted)
+                   and event.agent == "worker"):
+            pass  # the new process streams its events to the driver too
+        assert event.answer == "back"
         (actor,) = _alive(team.agents["worker"].actor_name)
         assert actor.pid != killed and actor.num_restarts == 1
         names = [m.actor_name for m in team.agents.values()]

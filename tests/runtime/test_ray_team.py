@@ -61,3 +61,15 @@ def test_a_message_to_nobody_or_to_yourself_is_the_same_error_on_each_backend(ru
                      "suggestion": "send to one of: other"}
     assert second == {"code": "INVALID_ARGS", "message": "you cannot send a message to yourself",
                       "suggestion": "send to one of: other"}
+
+
+def test_a_team_naming_another_cluster_than_the_one_joined_is_an_error(ray_cluster):
+    joined = ray_cluster.get_runtime_context().gcs_address
+    team = AgentTeam(team_config(member("a", ["hi"])),
+                     runtime=RayRuntime(backend="ray", address="127.0.0.1:1"))
+    with pytest.raises(ConfigError) as caught:
+        team.start()
+    assert caught.value.problems == [
+        f"runtime.address: this process already joined the Ray cluster at {joined}; it cannot "
+        "also join 127.0.0.1:1"]
+    assert not team.agents["a"].running
