@@ -19,8 +19,18 @@ def ray_cluster():
                                             "'autobyteus-like[ray]'")
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # no token file in the home directory
     temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths have a length limit
-    ray.init(num_cpus=2, include_dashboard=True, _temp_dir=temp, log_to_driver=False,
-             namespace="autobyteus-tests")
+    # Ray's processes (the dashboard's) leave multiprocessing directories in TMPDIR when they
+    # are ended: theirs is this directory, removed below.
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = temp
+    try:
+        ray.init(num_cpus=2, include_dashboard=True, _temp_dir=temp, log_to_driver=False,
+                 namespace="autobyteus-tests")
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR")
+        else:
+            os.environ["TMPDIR"] = saved
     yield ray
     ray.shutdown()
     shutil.rmtree(temp, ignore_errors=True)

@@ -28,7 +28,7 @@ def head_node():
     """A one-node cluster on 127.0.0.1 in a process of its own: (GCS address, state API)."""
     pytest.importorskip("ray", reason="Ray is not installed: pip install 'autobyteus-like[ray]'")
     temp = tempfile.mkdtemp(prefix="rayh")
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled",
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "TMPDIR": temp,  # removed below
            "RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S": "0"}  # nothing to drain on a test node
     head = subprocess.Popen(
         [str(BIN / "ray"), "start", "--head", "--port=0", "--node-ip-address=127.0.0.1",
