@@ -36,14 +36,14 @@ def ray_cluster():
     shutil.rmtree(temp, ignore_errors=True)
 
 
-_RAY_THREADS = ("ray_", "ray-", "Thread-", "PythonGCThread")  # see no_thread_left_behind below
+_RAY_THREADS = ("PythonGCThread",)
+"""Started by Ray's driver on first use and kept for the life of the connection."""
 
 
 @pytest.fixture(autouse=True)
 def no_thread_left_behind(request):
-    """Every test leaves no thread of ours running. Ray's driver keeps threads of its own for
-    the life of the connection (the package fixture ends them); a thread of ours always has a
-    name (the pump: ``<team>-pump``, agents: ``<agent>-...``)."""
+    """Every test leaves no thread running, save the one Ray's driver starts on first use and
+    keeps while connected (the package fixture disconnects)."""
     before = set(threading.enumerate())
     yield
     left = [t.name for t in set(threading.enumerate()) - before
