@@ -73,3 +73,35 @@ def test_a_team_naming_another_cluster_than_the_one_joined_is_an_error(ray_clust
         f"runtime.address: this process already joined the Ray cluster at {joined}; it cannot "
         "also join 127.0.0.1:1"]
     assert not team.agents["a"].running
+
+
+def test_tool_sources_are_refused_on_ray_with_a_clear_error(ray_cluster):
+    from autobyteus_like.mcp import MCPToolset
+
+    server = MCPToolset.stdio("python", ["-c", "pass"], name="fs")  # never started
+    config = team_config(member("a", ["hi"], tools=["send_message_to", "fs.*"]))
+    with pytest.raises(ConfigError) as caught:
+        AgentTeam(config, tools=[server], runtime=RayRuntime(backend="ray"))
+    assert caught.value.problems == [
+        "runtime: the ray backend does not run MCP servers or other tool sources yet; use "
+        "backend: local for this team"]
+
+
+def test_stopping_mid_turn_fails_the_turn_and_ends_every_actor(ray_cluster):
+    from ray.util.state import list_actors
+
+    from autobyteus_like import AgentStoppedError
+    from autobyteus_like.events import ToolStarted
+    from tests.runtime.test_faults import block
+
+    worker = member("worker", [call("block"), "never"], tools=["block"])
+    team = AgentTeam(team_config(worker), tools=[block], runtime=RayRuntime(backend="ray"))
+    with team:
+        events = team.events()
+        reply = team.send("go")
+        while not isinstance(events.get(timeout=60), ToolStarted):
+            pass
+    with pytest.raises(AgentStoppedError):
+        reply.result(timeout=10)
+    (actor,) = list_actors(filters=[("name", "=", team.agents["worker"].actor_name)])
+    assert actor.state == "DEAD"
