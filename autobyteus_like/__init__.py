@@ -47,6 +47,7 @@ from autobyteus_like.tracing import Tracing, configure_tracing
 from autobyteus_like.usage import ModelPrice, PriceTable, UsageLimits, UsageReport, UsageTotals
 
 if TYPE_CHECKING:
+    from autobyteus_like.runtime import LocalRuntime, RayRuntime
     from autobyteus_like.team import AgentTeam, TeamConfig
 
     __version__: str
@@ -58,6 +59,10 @@ def __getattr__(name: str) -> Any:
         from autobyteus_like import team
 
         value = getattr(team, name)
+    elif name in ("LocalRuntime", "RayRuntime"):  # data only: Ray loads with a ray team
+        from autobyteus_like import runtime
+
+        value = getattr(runtime, name)
     elif name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
@@ -88,8 +93,10 @@ __all__ = [
     "FormatRegistry",
     "LLMError",
     "LLMProvider",
+    "LocalRuntime",
     "ModelPrice",
     "PriceTable",
+    "RayRuntime",
     "SandboxPolicy",
     "ScriptExhaustedError",
     "ScriptedLLM",

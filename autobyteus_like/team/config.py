@@ -24,6 +24,12 @@ from pydantic import (
 
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.errors import ConfigError
+from autobyteus_like.runtime.config import (
+    LocalRuntime,
+    MemberResources,
+    RuntimeConfig,
+    lift_member_resources,
+)
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.prices import PriceTable
@@ -84,6 +90,18 @@ class TeamConfig(BaseModel):
     """Usage limits of each run of the whole team (members may have their own as well)."""
     prices: PriceTable = Field(default_factory=PriceTable)
     """Prices of models of one's own, for every member (a member's own ``prices`` win)."""
+    # -- runtime (issue 15): where members live; see autobyteus_like/runtime/ --
+    runtime: RuntimeConfig = Field(default_factory=LocalRuntime)
+    member_resources: dict[str, MemberResources] = Field(default_factory=dict)
+    """Per member, what it needs of a Ray node (``resources:`` under a member in YAML)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _member_resources(cls, data: Any) -> Any:
+        data, problems = lift_member_resources(data)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return data
 
     @model_validator(mode="after")
     def _coordinator_and_names(self) -> TeamConfig:
@@ -95,6 +113,9 @@ class TeamConfig(BaseModel):
             raise ValueError(
                 f"coordinator {self.coordinator!r} is not a member (members: {', '.join(names)})"
             )
+        unknown = sorted(set(self.member_resources) - set(names))
+        if unknown:
+            raise ValueError(f"member_resources names no member: {', '.join(unknown)}")
         return self
 
     def effective_member(self, member: AgentConfig) -> AgentConfig:
@@ -138,6 +159,9 @@ class TeamConfig(BaseModel):
         if not isinstance(data, dict):
             kind = type(data).__name__
             raise ConfigError(source, [f"the top level must be a mapping, got {kind}"])
+        data, problems = lift_member_resources(data)  # located as members[i].resources
+        if problems:
+            raise ConfigError(source, problems)
         try:
             config = cls.model_validate(data)
         except ValidationError as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from autobyteus_like.agent.agent import Agent, ResumedTurn
+from autobyteus_like.agent.agent import ResumedTurn
 from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
@@ -26,9 +26,10 @@ from autobyteus_like.errors import (
     UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
+from autobyteus_like.runtime.backend import Member
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
-from autobyteus_like.team.messaging import send_message_tool
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.registry import (
     ToolLike,
@@ -69,6 +70,7 @@ class AgentTeam:
         formats: FormatRegistry | None = None,
         session: Session | None = None,
         tracing: Tracing | None = None,
+        runtime: LocalRuntime | RayRuntime | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         problems = config.tool_problems([*tools, *sources])
@@ -94,21 +96,22 @@ class AgentTeam:
         self.session = session
         self._resume_due = False
         self._mail_seq = 0
-        self.agents: dict[str, Agent] = {}
         self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
         self._usage = TeamUsage(config.name, config.limits)
+        self.runtime = runtime or config.runtime
+        """Where the members live (``runtime:`` of the config unless given here)."""
+        self._backend = open_backend(self.runtime, self, config.member_resources)
+        self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
             prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
                                            effective.system_prompt)
-            registry = ToolRegistry(tools)
-            registry.add(send_message_tool(self, member.name))
-            self.agents[member.name] = Agent(
+            self.agents[member.name] = self._backend.member(
                 effective.model_copy(update={
                     "system_prompt": prompt,
                     "prices": effective.prices.merged_over(config.prices)}),
-                tools=[*registry, *sources], formats=formats, session=session,
-                tracing=self.tracing, team_usage=self._usage,
+                ToolRegistry(tools), sources, formats,
+                session=session, tracing=self.tracing, team_usage=self._usage,
             )
 
     @classmethod
@@ -153,6 +156,7 @@ class AgentTeam:
         try:
             if self.session is not None and not self.session.held:
                 self._hold_session(self.session)
+            self._backend.start()
             for agent in self.agents.values():
                 starting = agent.name
                 agent.start()
@@ -175,6 +179,7 @@ class AgentTeam:
         try:
             for agent in self.agents.values():
                 agent.stop()
+            self._backend.stop()
         finally:
             if self._sources_held:
                 self._sources_held = False
@@ -306,12 +311,24 @@ class AgentTeam:
         except AgentStoppedError:
             self._finished()
             raise
+        self._delivered(recipient, sender, content, reply, error_reply)
+        return reply
+
+    def track(self, recipient: str, sender: str | None, content: str,
+              reply: Future[str]) -> None:
+        """A message a member delivered itself (member to member on Ray): in flight until
+        ``reply`` is done, as if this team had sent it."""
+        with self._lock:
+            self._in_flight += 1
+        self._delivered(recipient, sender, content, reply, False)
+
+    def _delivered(self, recipient: str, sender: str | None, content: str,
+                   reply: Future[str], error_reply: bool) -> None:
         self._publisher.publish(MessageDelivered(agent=self.name, sender=sender,
                                                  recipient=recipient, content=content))
         reply.add_done_callback(
             lambda done: self._turn_ended(done, recipient, sender, error_reply)
         )
-        return reply
 
     def _turn_ended(
         self, reply: Future[str], member: str, sender: str | None, error_reply: bool

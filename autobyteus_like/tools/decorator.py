@@ -35,6 +35,7 @@ def tool(
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
     idempotent: bool = False,
+    resources: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
 
 
@@ -53,18 +54,21 @@ def tool(
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
     idempotent: bool = False,
+    resources: dict[str, Any] | None = None,
 ) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
     """Declare a tool from a typed function (sync or async).
 
     The name defaults to the function's, the description to its docstring, and each argument's
     description to its entry in the docstring's Google-style ``Args:`` section. A parameter
     typed ``ToolContext`` is filled by the runtime and is not part of the schema.
+    ``resources`` (``{"num_cpus", "num_gpus", "memory", "custom"}``): on a team whose runtime
+    is Ray, the body runs as a Ray task with them, where the hardware is.
     """
 
     def build(func: Callable[..., Any]) -> ToolDefinition:
         tool_name = name or func.__name__
         model, context_parameter = _arguments_model(func, tool_name)
-        return ToolDefinition(
+        definition = ToolDefinition(
             name=tool_name,
             description=description if description is not None else _description(func),
             arguments_model=model,
@@ -80,10 +84,28 @@ def tool(
             idempotent=idempotent,
             context_parameter=context_parameter,
         )
+        return definition if resources is None else _on_ray(definition, resources)
 
     if function is not None:
         return build(function)
     return build
+
+
+def _on_ray(definition: ToolDefinition, resources: dict[str, Any]) -> ToolDefinition:
+    """The tool as a Ray task (runtime/ray_tool.py; Ray itself is imported only when called)."""
+    from pydantic import ValidationError
+
+    from autobyteus_like.runtime.config import MemberResources
+    from autobyteus_like.runtime.ray_tool import as_ray_task
+
+    try:
+        needs = MemberResources.model_validate(resources)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'resources'}: {e['msg']}"
+                             for e in exc.errors())
+        raise ToolDeclarationError(f"tool {definition.name!r}: resources: {problems} (use "
+                                   "num_cpus, num_gpus, memory, custom)") from None
+    return as_ray_task(definition, needs)
 
 
 def _description(func: Callable[..., Any]) -> str:

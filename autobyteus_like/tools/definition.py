@@ -65,6 +65,9 @@ class ToolDefinition:
     on that loop soon, from any thread, or raises ``RuntimeError`` once the loop has stopped.
     The agent starts the call there directly, one thread hand-off fewer per call; without it
     (or when the loop has stopped), async tools run on the agent's tool loop."""
+    resources: dict[str, Any] | None = None
+    """Ray resources the body runs with, as a Ray task (``@tool(resources=...)``); None: it
+    runs in the agent's own process."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):

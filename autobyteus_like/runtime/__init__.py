@@ -1,0 +1,31 @@
+"""Where a team's members live: ``local`` (pykka actors in this process, the default) or
+``ray`` (one Ray actor per member, on any node of a cluster). Ray is imported only by a team
+whose runtime is ``ray``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from autobyteus_like.runtime.config import (
+    LocalRuntime,
+    MemberResources,
+    RayRuntime,
+    RuntimeConfig,
+)
+
+if TYPE_CHECKING:
+    from autobyteus_like.runtime.backend import Backend, Ledger
+
+__all__ = ["LocalRuntime", "MemberResources", "RayRuntime", "RuntimeConfig", "open_backend"]
+
+
+def open_backend(runtime: LocalRuntime | RayRuntime, ledger: Ledger,
+                 member_resources: dict[str, MemberResources] | None = None) -> Backend:
+    """The backend for ``runtime``, reporting to ``ledger`` (the team)."""
+    if isinstance(runtime, RayRuntime):
+        from autobyteus_like.runtime.ray_backend import RayBackend
+
+        return RayBackend(runtime, ledger, member_resources or {})
+    from autobyteus_like.runtime.local import LocalBackend
+
+    return LocalBackend(ledger)

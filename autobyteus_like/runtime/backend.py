@@ -1,0 +1,79 @@
+"""The seam between a team and where its members live.
+
+``AgentTeam`` asks its ``Backend`` for one ``Member`` per member config and talks to members
+only through the ``Member`` surface (the ``Agent`` facade's); a backend reports messages it
+delivered without the team (member to member on Ray) to the team's ``Ledger``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from autobyteus_like.agent.agent import ResumedTurn
+from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.agent.subscription import EventSubscription
+from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.tools.registry import ToolRegistry, ToolSource
+from autobyteus_like.usage import UsageReport
+
+__all__ = ["Backend", "Ledger", "Member"]
+
+
+class Member(Protocol):
+    """One running member as the team sees it (``Agent`` is one)."""
+
+    name: str
+    config: AgentConfig
+
+    @property
+    def running(self) -> bool: ...
+
+    def start(self) -> Any: ...
+
+    def stop(self, timeout: float = 10) -> None: ...
+
+    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
+             trace_parent: object | None = None) -> Future[str]: ...
+
+    def events(self, into: EventSubscription | None = None) -> EventSubscription: ...
+
+    def approve(self, invocation_id: str) -> None: ...
+
+    def deny(self, invocation_id: str, reason: str = "denied by the user") -> None: ...
+
+    def resolve_tools(self) -> ToolRegistry: ...
+
+    def resume(self) -> list[ResumedTurn]: ...
+
+    @property
+    def usage(self) -> UsageReport: ...
+
+
+class Ledger(Protocol):
+    """The team's side: message delivery and the count of messages in flight."""
+
+    name: str
+
+    def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
+        """``send_message_to`` in this process (the local backend's router)."""
+
+    def track(self, recipient: str, sender: str | None, content: str,
+              reply: Future[str]) -> None:
+        """A message a member delivered itself: count it in flight until ``reply`` is done."""
+
+
+class Backend(Protocol):
+    """Hosts a team's members. ``start`` runs before the members start, ``stop`` after they
+    stopped."""
+
+    def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
+               formats: FormatRegistry | None, **options: Any) -> Member:
+        """One member; ``options`` are the ``Agent``'s own (a durable session, tracing, the
+        team's usage), which a backend that cannot honour one refuses."""
+        ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...

@@ -1,0 +1,149 @@
+"""MemberHost: the Ray actor that hosts one member's ``Agent`` (the same pykka agent code).
+
+The driver keeps one ``poll`` call waiting on each host; it returns everything the member
+reported since the last one, in order: its events, the messages it delivered, the turns that
+ended. Teammates call ``receive`` directly, actor to actor. Ray restarts a host whose process
+died (``max_restarts``) by running ``__init__`` again: a new agent, a new ``incarnation``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import uuid
+from concurrent.futures import Future
+from typing import Any
+
+from autobyteus_like.agent.agent import Agent
+from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
+from autobyteus_like.events import AgentEvent, UserMessageReceived
+from autobyteus_like.runtime import portable
+from autobyteus_like.runtime.ray_records import TurnEnded
+from autobyteus_like.runtime.ray_router import PeerRouter
+from autobyteus_like.team.messaging import send_message_tool
+from autobyteus_like.tools.registry import ToolRegistry
+
+__all__ = ["MemberHost"]
+
+
+class MemberHost:
+    """One member inside a Ray actor (an asyncio actor: every method runs on its loop, so
+    ``poll`` waits without holding up ``receive``, ``approve`` or ``deny``)."""
+
+    def __init__(self, name: str, blob: bytes, peers: dict[str, str], namespace: str | None,
+                 delivery_timeout_s: float) -> None:
+        config, tools, formats = portable.loads(blob)
+        self.name = name
+        self.incarnation = uuid.uuid4().hex[:12]
+        self._stream: AsyncEventSubscription | None = None
+        self._streaming = False
+        self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
+        self._records = EventPublisher()  # this host's own records, into the same stream
+        self._ids = itertools.count(1)
+        router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
+                            self._next_id)
+        registry = ToolRegistry(tools)
+        registry.add(send_message_tool(router, name))
+        self._agent = Agent(config, tools=registry, formats=formats)
+        self._agent.start()
+
+    def _on_loop(self) -> AsyncEventSubscription:
+        """The stream, made on the actor's loop by the first method to run there (Ray calls
+        ``__init__`` on another thread), before any message can reach the agent."""
+        if self._stream is None:
+            self._stream = AsyncEventSubscription(asyncio.get_running_loop())
+            self._records.subscribe(self._stream)
+            if self._restarted:  # whether the driver listens is unknown: stream, to be safe
+                self._streaming = True
+                self._agent.events(into=self._stream)
+        return self._stream
+
+    async def stream_events(self) -> None:
+        """From now on, the agent's events go to the driver too (someone there subscribed;
+        until then only this host's records cross, and the agent skips building events
+        nobody takes)."""
+        stream = self._on_loop()
+        if not self._streaming:
+            self._streaming = True
+            self._agent.events(into=stream)
+
+    def _next_id(self) -> str:
+        return f"{self.incarnation}:{next(self._ids)}"
+
+    def _report(self, record: AgentEvent) -> None:
+        """Add a record to the stream (from any thread; in order with the agent's events)."""
+        self._records.publish(record)
+
+    async def ready(self) -> str:
+        """This process's incarnation, once the agent runs."""
+        self._on_loop()
+        return self.incarnation
+
+    async def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+    async def receive(self, message_id: str, content: str, sender: str | None) -> str:
+        """Put a message in the agent's mailbox; its turn's end is reported as ``TurnEnded``.
+        Returns the incarnation that took it."""
+        self._on_loop()
+        reply = self._agent.send(content, sender=sender)
+        reply.add_done_callback(lambda done: self._turn_ended(message_id, done))
+        return self.incarnation
+
+    def _turn_ended(self, message_id: str, reply: Future[str]) -> None:
+        error = reply.exception()
+        if error is None:
+            self._report(TurnEnded(agent=self.name, message_id=message_id,
+                                   answer=reply.result()))
+        else:
+            self._report(TurnEnded(agent=self.name, message_id=message_id,
+                                   error=getattr(error, "message", None) or str(error)))
+
+    async def poll(self) -> tuple[str, list[AgentEvent]]:
+        """Everything reported since the last poll (waits for at least one item)."""
+        stream = self._on_loop()
+        first = await stream.next_event()
+        batch = [] if first is None else [_portable_event(first)]
+        queue = stream._async_queue  # drained without waiting: one reply per burst
+        while not queue.empty():
+            item = queue.get_nowait()
+            if isinstance(item, AgentEvent):
+                batch.append(_portable_event(item))
+        return self.incarnation, batch
+
+    async def approve(self, invocation_id: str) -> None:
+        self._agent.approve(invocation_id)
+
+    async def deny(self, invocation_id: str, reason: str) -> None:
+        self._agent.deny(invocation_id, reason)
+
+    async def llm(self) -> bytes:
+        """The member's LLM as it is now (a scripted one records what it was shown)."""
+        return portable.dumps(self._agent.config.llm)
+
+    async def shutdown(self) -> None:
+        """Stop the agent (its threads) before Ray ends the process."""
+        await asyncio.get_running_loop().run_in_executor(None, self._agent.stop)
+
+
+def _portable_event(event: AgentEvent) -> AgentEvent:
+    """The event without what cannot leave this process (a turn's reply future)."""
+    if isinstance(event, UserMessageReceived) and event.reply is not None:
+        return dataclasses.replace(event, reply=None)
+    return event
+
+
+def _runtime_context() -> Any:
+    import ray
+
+    return ray.get_runtime_context()
+
+
+def host_class(options: dict[str, Any]) -> Any:
+    """``MemberHost`` as a Ray actor class (Ray imported only here and by the backend)."""
+    import ray
+
+    return ray.remote(**options)(MemberHost)

@@ -1,0 +1,240 @@
+"""RemoteMember: the driver's view of a member that lives in a Ray actor, with the surface of
+the ``Agent`` facade, so the team, its event stream, approvals and the CLI work unchanged."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
+
+from autobyteus_like.agent.agent import Agent, ResumedTurn
+from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError, ConfigError
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.llm.base import LLM
+from autobyteus_like.runtime import portable
+from autobyteus_like.runtime.ray_records import TurnEnded
+from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.usage import UsageReport
+
+__all__ = ["RemoteMember"]
+
+DIED = ("its worker process died mid-turn; Ray restarts it (max_restarts) with a fresh "
+        "conversation")
+
+
+class RemoteMember:
+    """A member in a Ray actor. ``start`` waits until the actor runs (the backend creates
+    every actor at once first); ``send`` puts a message in its mailbox; the backend's pump
+    feeds ``dispatch`` with what the actor reports."""
+
+    def __init__(self, local: Agent, actor_name: str, timeout_s: float) -> None:
+        self._local = local  # never started: the tools and prompt, resolved here
+        self.name = local.name
+        self.config: AgentConfig = local.config
+        self.actor_name = actor_name
+        self._timeout_s = timeout_s
+        self.handle: Any = None
+        self.incarnation = ""
+        self._ready: Any = None
+        self._needs: dict[str, Any] = {}
+        self._start_timeout_s = 0.0
+        self._publisher = EventPublisher()
+        self._lock = threading.Lock()
+        self._pending: dict[str, Future[str]] = {}
+        self._ended_early: dict[str, TurnEnded] = {}
+        self._dead: set[str] = set()
+        self._ids = itertools.count(1)
+        self._stopped = False
+        self._streaming = False
+
+    # -- the Agent surface ---------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.handle is not None and not self._stopped
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self._local.tools
+
+    @property
+    def system_prompt(self) -> str:
+        return self._local.system_prompt
+
+    def resolve_tools(self) -> ToolRegistry:
+        return self._local.resolve_tools()
+
+    def resume(self) -> list[ResumedTurn]:
+        """Nothing to resume: durable sessions are refused on Ray."""
+        return []
+
+    @property
+    def usage(self) -> UsageReport:
+        """Usage is counted inside the member's process; the driver's report stays empty (the
+        Ray backend does not bring it back yet)."""
+        return self._local.usage
+
+    def created(self, handle: Any, needs: dict[str, Any], start_timeout_s: float) -> None:
+        """The backend created the actor; ``start`` waits for it."""
+        self.handle = handle
+        self._needs = needs
+        self._start_timeout_s = start_timeout_s
+        self._ready = handle.ready.remote()
+        if self._streaming:  # subscribed before the actor existed
+            handle.stream_events.remote()
+
+    def start(self) -> RemoteMember:
+        if self.handle is None:
+            raise AgentStoppedError(f"agent {self.name!r}: its team's runtime has not started")
+        if self._ready is not None:
+            ready, self._ready = self._ready, None
+            try:
+                self.incarnation = ray.get(ready, timeout=self._start_timeout_s)
+            except GetTimeoutError:
+                free: Any = ray.available_resources  # untyped in Ray's stubs
+                raise ConfigError(f"member {self.name!r}", [
+                    f"Ray did not place it within {self._start_timeout_s:g} s; it needs "
+                    f"{self._needs}; the cluster has {free()} free"]
+                ) from None
+            except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
+                cause = str(exc).strip().splitlines()
+                raise ConfigError(f"member {self.name!r}", [
+                    f"its actor could not start: {cause[-1] if cause else type(exc).__name__}"]
+                ) from None
+        return self
+
+    def stop(self, timeout: float = 10) -> None:
+        """Stop the agent in its actor, end the actor (no restart), fail what is pending."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            pending, self._pending = self._pending, {}
+        handle = self.handle
+        if handle is not None:
+            # gone already, or stuck: ended below either way
+            with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
+                ray.get(handle.shutdown.remote(), timeout=timeout)
+            ray.kill(handle, no_restart=True)
+        stopped = AgentStoppedError(f"agent {self.name!r} stopped before the turn finished")
+        for reply in pending.values():
+            if not reply.done():
+                reply.set_exception(stopped)
+        self._publisher.close()
+
+    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
+             trace_parent: object | None = None) -> Future[str]:
+        """Deliver to the member's actor (a session's mail id and a span parent do not cross
+        yet: sessions are refused on Ray, spans stay per process)."""
+        if not isinstance(text, str):
+            raise TypeError(f"a message is text, got {type(text).__name__}")
+        if not self.running:
+            raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with team:' "
+                                    "first")
+        message_id = f"driver:{next(self._ids)}"
+        reply: Future[str] = Future()
+        with self._lock:
+            self._pending[message_id] = reply
+        try:
+            incarnation = ray.get(self.handle.receive.remote(message_id, text, sender),
+                                  timeout=self._timeout_s)
+        except (RayActorError, RayTaskError, GetTimeoutError) as exc:
+            with self._lock:
+                self._pending.pop(message_id, None)
+            raise AgentStoppedError(f"agent {self.name!r} did not take the message: "
+                                    f"{type(exc).__name__}") from None
+        if incarnation in self._dead:
+            self._fail(message_id, DIED)
+        return reply
+
+    def events(self, into: EventSubscription | None = None) -> EventSubscription:
+        """Every event from now on: the actor streams its agent's events once someone on the
+        driver has subscribed (before that, none cross the network)."""
+        subscription = self._publisher.subscribe(into)
+        if not self._streaming:
+            self._streaming = True
+            if self.running:
+                with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
+                    ray.get(self.handle.stream_events.remote(), timeout=self._timeout_s)
+        return subscription
+
+    def approve(self, invocation_id: str) -> None:
+        self._tell("approve", invocation_id)
+
+    def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
+        self._tell("deny", invocation_id, reason)
+
+    def _tell(self, method: str, *args: Any) -> None:
+        if not self.running:
+            raise AgentStoppedError(f"agent {self.name!r} is not running")
+        getattr(self.handle, method).remote(*args)
+
+    def fetch_llm(self) -> LLM:
+        """The member's LLM as its actor has it now (what a scripted one was shown)."""
+        llm: LLM = portable.loads(ray.get(self.handle.llm.remote(), timeout=self._timeout_s))
+        return llm
+
+    # -- fed by the backend's pump ---------------------------------------------------------------
+
+    def expect(self, message_id: str, incarnation: str) -> Future[str]:
+        """The reply of a message a teammate delivered here (its turn may have ended already,
+        or the process that took it may have died)."""
+        reply: Future[str] = Future()
+        with self._lock:
+            ended = self._ended_early.pop(message_id, None)
+            if ended is None and incarnation not in self._dead:
+                self._pending[message_id] = reply
+                return reply
+        if ended is not None:
+            _settle(reply, self.name, ended)
+        else:
+            reply.set_exception(AgentTurnError(self.name, DIED))
+        return reply
+
+    def turn_ended(self, record: TurnEnded) -> None:
+        with self._lock:
+            reply = self._pending.pop(record.message_id, None)
+            if reply is None:  # ended before the sender's report of it reached us
+                self._ended_early[record.message_id] = record
+                return
+        _settle(reply, self.name, record)
+
+    def publish(self, event: AgentEvent) -> None:
+        self._publisher.publish(event)
+
+    def died(self) -> None:
+        """The actor's process died: every turn it had is lost."""
+        with self._lock:
+            if self.incarnation:
+                self._dead.add(self.incarnation)
+            pending, self._pending = self._pending, {}
+        for message_id in pending:
+            reply = pending[message_id]
+            if not reply.done():
+                reply.set_exception(AgentTurnError(self.name, DIED))
+
+    def restarted(self, incarnation: str) -> None:
+        """Ray restarted the actor: a new process, which streams events if the last did."""
+        self.incarnation = incarnation
+        if self._streaming:
+            self.handle.stream_events.remote()
+
+    def _fail(self, message_id: str, why: str) -> None:
+        with self._lock:
+            reply = self._pending.pop(message_id, None)
+        if reply is not None and not reply.done():
+            reply.set_exception(AgentTurnError(self.name, why))
+
+
+def _settle(reply: Future[str], member: str, record: TurnEnded) -> None:
+    if record.error is None:
+        reply.set_result(record.answer)
+    else:
+        reply.set_exception(AgentTurnError(member, record.error))

@@ -1,0 +1,31 @@
+"""What a member's Ray actor reports to the driver besides its events, in the same ordered
+stream: a message it delivered to a teammate, and the end of a turn a message started."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autobyteus_like.events import AgentEvent
+
+__all__ = ["Delivered", "TurnEnded"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delivered(AgentEvent):
+    """``agent`` (the sender) put a message in ``recipient``'s mailbox; ``incarnation`` names
+    the recipient's process that took it. Reported before the sender's tool returns, so the
+    driver counts it before the sender's turn can end."""
+
+    message_id: str
+    recipient: str
+    content: str
+    incarnation: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnEnded(AgentEvent):
+    """The turn message ``message_id`` started in ``agent`` ended: its answer, or its error."""
+
+    message_id: str
+    answer: str = ""
+    error: str | None = None

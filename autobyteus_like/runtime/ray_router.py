@@ -1,0 +1,74 @@
+"""``send_message_to`` inside a member's Ray actor: straight to the teammate's actor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import ray
+from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
+
+from autobyteus_like.errors import ToolFailure
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.runtime.ray_records import Delivered
+from autobyteus_like.tools.invocation import ErrorCode
+
+__all__ = ["PeerRouter"]
+
+
+class PeerRouter:
+    """Delivers a member's messages to its teammates' actors (found by name, so a teammate
+    Ray restarted is found again) and reports each delivery before the tool returns."""
+
+    def __init__(self, member: str, peers: dict[str, str], namespace: str | None,
+                 timeout_s: float, report: Callable[[AgentEvent], None],
+                 next_id: Callable[[], str]) -> None:
+        self._member = member
+        self._peers = peers  # member name -> actor name
+        self._namespace = namespace
+        self._timeout_s = timeout_s
+        self._report = report
+        self._next_id = next_id
+        self._handles: dict[str, Any] = {}
+
+    def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
+        """The same checks and answers as the local team's, then actor to actor."""
+        teammates = [name for name in self._peers if name != sender]
+        suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
+                      "you have no teammates; answer with your result instead of a message")
+        if recipient == sender:
+            raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
+                              suggestion=suggestion)
+        if recipient not in self._peers:
+            raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
+                              suggestion=suggestion)
+        message_id = self._next_id()
+        try:
+            # .future(): this runs on a tool thread of an asyncio actor, where ray.get warns
+            incarnation = self._handle(recipient).receive.remote(
+                message_id, content, sender).future().result(timeout=self._timeout_s)
+        except (GetTimeoutError, FutureTimeout):
+            raise ToolFailure(ErrorCode.TIMEOUT, f"{recipient} did not take the message within "
+                              f"{self._timeout_s:g} s", suggestion="try again later") from None
+        except (RayActorError, ValueError) as exc:  # ValueError: no actor of that name
+            self._handles.pop(recipient, None)
+            raise ToolFailure(ErrorCode.NOT_AVAILABLE,
+                              f"{recipient} is not reachable: its process died or is "
+                              f"restarting ({type(exc).__name__})",
+                              suggestion="try again later; a restarted teammate does not "
+                                         "remember earlier messages") from None
+        except RayTaskError as exc:  # the actor is there but its agent has stopped
+            raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: "
+                              f"{str(exc).strip().splitlines()[-1]}",
+                              recoverable=False) from None
+        self._report(Delivered(agent=sender, message_id=message_id, recipient=recipient,
+                               content=content, incarnation=incarnation))
+        return f"delivered to {recipient}"
+
+    def _handle(self, recipient: str) -> Any:
+        handle = self._handles.get(recipient)
+        if handle is None:
+            handle = self._handles[recipient] = ray.get_actor(self._peers[recipient],
+                                                              namespace=self._namespace)
+        return handle

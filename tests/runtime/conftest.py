@@ -1,0 +1,52 @@
+"""A real local Ray cluster for the runtime tests, started once for the whole package (its
+start costs seconds), in a temporary directory removed afterwards. Tests skip, saying why,
+where Ray is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+
+import pytest
+
+
+@pytest.fixture(scope="package")
+def ray_cluster():
+    """``ray.init(num_cpus=2)`` with the dashboard (the state API needs it)."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install "
+                                            "'autobyteus-like[ray]'")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # no token file in the home directory
+    temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths have a length limit
+    # Ray's processes (the dashboard's) leave multiprocessing directories in TMPDIR when they
+    # are ended: theirs is this directory, removed below.
+    saved = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = temp
+    try:
+        ray.init(num_cpus=2, include_dashboard=True, _temp_dir=temp, log_to_driver=False,
+                 namespace="autobyteus-tests")
+    finally:
+        if saved is None:
+            os.environ.pop("TMPDIR")
+        else:
+            os.environ["TMPDIR"] = saved
+    yield ray
+    ray.shutdown()
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+_RAY_THREADS = ("PythonGCThread", "ray_listen_error_messages")
+"""Started by Ray's driver on first use (or at ray.init) and kept for the life of the
+connection."""
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left_behind(request):
+    """Every test leaves no thread running, save the one Ray's driver starts on first use and
+    keeps while connected (the package fixture disconnects)."""
+    before = set(threading.enumerate())
+    yield
+    left = [t.name for t in set(threading.enumerate()) - before
+            if t.is_alive() and not t.name.startswith(_RAY_THREADS)]
+    assert not left, f"threads left running: {left}"

@@ -1,0 +1,42 @@
+"""Small teams for the Ray tests, scripted in the json tool format."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.team.events import TeamQuiescent
+
+
+def call(name: str, **arguments: Any) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def calls(*texts: str) -> str:
+    return "[" + ", ".join(texts) + "]"
+
+
+def member(name: str, responses: list[Any], tools: list[Any] | None = None,
+           **options: Any) -> AgentConfig:
+    options.setdefault("tool_format", "json")
+    return AgentConfig(name=name, role=f"the {name}", llm=ScriptedLLM(responses),
+                       tools=tools if tools is not None else ["send_message_to"], **options)
+
+
+def team_config(*members: AgentConfig, **options: Any) -> TeamConfig:
+    return TeamConfig(name="t", coordinator=members[0].name, members=list(members), **options)
+
+
+def until_quiet(events: Any, timeout: float = 60, on_event: Any = None) -> list[AgentEvent]:
+    """Every event until the team is quiet (the TeamQuiescent last)."""
+    seen: list[AgentEvent] = []
+    while True:
+        event = events.get(timeout=timeout)
+        assert event is not None, "the team stopped before it was quiet"
+        seen.append(event)
+        if on_event is not None:
+            on_event(event)
+        if isinstance(event, TeamQuiescent):
+            return seen

@@ -1,0 +1,109 @@
+"""The scripted example teams give the same transcript on both backends: the same messages,
+calls, results and answers per member, and every LLM shown exactly the same requests."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from autobyteus_like.events import (
+    AgentEvent,
+    ApprovalRequested,
+    LLMChunkReceived,
+    ToolResultReceived,
+    ToolStarted,
+)
+from autobyteus_like.runtime import LocalRuntime, RayRuntime
+from autobyteus_like.team import AgentTeam
+from autobyteus_like.team.events import TeamQuiescent
+from autobyteus_like.testing.simulation import scripted_team
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+from example_tools import make_tools  # noqa: E402
+
+TEAMS = ["software_team.yaml", "research_team.yaml"]
+_SESSION_IDS = re.compile(r"call_[0-9a-f]{12}_")
+"""Invocation ids carry a random per-agent prefix; the counter after it is compared."""
+
+
+def _shown(value: object) -> str:
+    return _SESSION_IDS.sub("call_", repr(value))
+
+
+def run_example(yaml: str, backend: str, tmp_path: Path) -> dict[str, object]:
+    """Run one example with every call approved; what each member did and was shown."""
+    tools = make_tools()
+    if backend == "ray":
+        from tests.runtime.shared_workspace import FileStore, share_workspace
+
+        store = FileStore.remote()
+        share_workspace(tools, store)
+    simulated = scripted_team(EXAMPLES / yaml, tools=tools)
+    runtime = RayRuntime(backend="ray") if backend == "ray" else LocalRuntime()
+    team = AgentTeam(simulated.team.config, tools=tools, runtime=runtime)
+    seen: list[AgentEvent] = []
+    with team:
+        events = team.events()
+        team.send("go")
+        while not isinstance(event := events.get(timeout=60), TeamQuiescent):
+            seen.append(event)
+            if isinstance(event, ApprovalRequested):
+                team.approve(event.agent, event.invocation.id)
+        quiet = event
+        events.close()
+        llms = {name: (member.fetch_llm() if backend == "ray" else member.config.llm)
+                for name, member in team.agents.items()}
+    per_agent: dict[str, list[str]] = {}
+    for seen_event in seen:
+        if isinstance(seen_event, LLMChunkReceived):
+            continue  # how text was cut into chunks is the LLM's business, not the team's
+        per_agent.setdefault(seen_event.agent, []).append(_shown(seen_event))
+    return {
+        "answer": quiet.answer,
+        # results of parallel calls arrive in whatever order they finish
+        "events": {agent: _in_order_except_results(shown)
+                   for agent, shown in per_agent.items()},
+        "requests": {name: [_shown(request) for request in llm.requests]
+                     for name, llm in llms.items()},
+        "unused": {name: llm.remaining for name, llm in llms.items()},
+        "results": sorted(_shown(e.result) for e in seen if isinstance(e, ToolResultReceived)),
+        "started": sorted(_shown(e.invocation) for e in seen if isinstance(e, ToolStarted)),
+    }
+
+
+_TIMING = ("ToolStarted", "ToolResultReceived", "AgentStatusChanged", "ApprovalGranted")
+"""Events whose place among the others depends on how fast calls and approvals come back."""
+
+
+def _in_order_except_results(shown: list[str]) -> tuple[list[str], list[str]]:
+    """The events in order, and apart (sorted) those whose order is a matter of timing.
+    Statuses are left out: whether an agent is seen waiting only for a person depends on
+    whether its other call finished before the approval came back."""
+    return ([item for item in shown if not item.startswith(_TIMING)],
+            sorted(item for item in shown if item.startswith(_TIMING)
+                   and not item.startswith("AgentStatusChanged")))
+
+
+@pytest.fixture(scope="module")
+def local_transcripts(tmp_path_factory):
+    return {yaml: run_example(yaml, "local", tmp_path_factory.mktemp("local")) for yaml in TEAMS}
+
+
+@pytest.mark.parametrize("backend", ["local", "ray"])
+@pytest.mark.parametrize("yaml", TEAMS)
+def test_an_example_team_gives_the_same_transcript_on_each_backend(
+        yaml, backend, local_transcripts, request, tmp_path):
+    if backend == "ray":
+        request.getfixturevalue("ray_cluster")
+    transcript = run_example(yaml, backend, tmp_path)
+    assert transcript["unused"] == dict.fromkeys(transcript["unused"], 0)  # the whole script ran
+    assert "failure" not in " ".join(transcript["results"])  # every call succeeded
+    expected = local_transcripts[yaml]
+    assert transcript["answer"] == expected["answer"]
+    assert transcript["results"] == expected["results"]
+    assert transcript["requests"] == expected["requests"]
+    assert transcript["events"] == expected["events"]
