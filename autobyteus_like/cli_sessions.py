@@ -117,6 +117,14 @@ def _session_or_error(store: SessionStore, name: str) -> None:
         raise UsageError(f"no session named {name!r} (sessions: {known})")
 
 
+def _stopped_session(store: SessionStore, name: str, otherwise: str) -> None:
+    """``UsageError`` unless session ``name`` exists and no live process holds it."""
+    _session_or_error(store, name)
+    holder = store.is_held(name)
+    if holder:
+        raise UsageError(f"session {name!r} is running in {holder}; {otherwise}")
+
+
 def _show(args: argparse.Namespace) -> int:
     store = open_cli_store(args)
     try:
@@ -164,10 +172,7 @@ def _result_text(result: dict[str, Any], limit: int = 200) -> str:
 def _remove(args: argparse.Namespace) -> int:
     store = open_cli_store(args)
     try:
-        _session_or_error(store, args.name)
-        holder = store.is_held(args.name)
-        if holder:
-            raise UsageError(f"session {args.name!r} is running in {holder}; stop it first")
+        _stopped_session(store, args.name, "stop it first")
         store.delete(args.name)
         _say(f"removed session {args.name}")
     finally:
@@ -181,10 +186,7 @@ def _decide(args: argparse.Namespace) -> int:
 
     store = open_cli_store(args)
     try:
-        _session_or_error(store, args.name)
-        holder = store.is_held(args.name)
-        if holder:
-            raise UsageError(f"session {args.name!r} is running in {holder}; decide there")
+        _stopped_session(store, args.name, "decide there")
         call = store.find_call(args.name, args.call_id)
         if call is None or call.state is not CallState.WAITING_APPROVAL:
             waiting = ", ".join(f"{c.invocation_id} ({c.agent}: {c.name})"

@@ -12,6 +12,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime.ray_records import Delivered
+from autobyteus_like.team.messaging import check_recipient
 from autobyteus_like.tools.invocation import ErrorCode
 
 __all__ = ["PeerRouter"]
@@ -34,15 +35,7 @@ class PeerRouter:
 
     def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
         """The same checks and answers as the local team's, then actor to actor."""
-        teammates = [name for name in self._peers if name != sender]
-        suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
-                      "you have no teammates; answer with your result instead of a message")
-        if recipient == sender:
-            raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
-                              suggestion=suggestion)
-        if recipient not in self._peers:
-            raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
-                              suggestion=suggestion)
+        check_recipient(sender, recipient, self._peers)
         message_id = self._next_id()
         try:
             # .future(): this runs on a tool thread of an asyncio actor, where ray.get warns

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
+from autobyteus_like.errors import ToolFailure
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools.invocation import ErrorCode
 
-__all__ = ["Router", "send_message_tool"]
+__all__ = ["Router", "check_recipient", "send_message_tool"]
 
 
 class Router(Protocol):
@@ -19,6 +22,20 @@ class Router(Protocol):
         """Deliver and return a confirmation for the sender. ``call_id`` is the sender's call
         that sends it: with a session, its message is delivered once however often the call
         runs; with tracing, its span becomes the parent of the receiver's turn."""
+
+
+def check_recipient(sender: str, recipient: str, members: Collection[str]) -> None:
+    """``ToolFailure`` when ``sender`` cannot write to ``recipient`` (itself, or no one of
+    that name), naming whom it can write to: the same answer on every runtime."""
+    teammates = [name for name in members if name != sender]
+    suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
+                  "you have no teammates; answer with your result instead of a message")
+    if recipient == sender:
+        raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
+                          suggestion=suggestion)
+    if recipient not in members:
+        raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
+                          suggestion=suggestion)
 
 
 def send_message_tool(router: Router, sender: str) -> ToolDefinition:

@@ -30,6 +30,7 @@ from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
 from autobyteus_like.runtime.backend import Member
 from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team.events import MessageDelivered, TeamQuiescent
+from autobyteus_like.team.messaging import check_recipient
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.registry import (
     ToolLike,
@@ -205,15 +206,7 @@ class AgentTeam:
         failure saying why not. With a session, the message of one call is stored and
         delivered once, however often the call runs (it runs again when a resume finds it was
         running); with tracing, that call's span is the parent of the receiver's turn."""
-        teammates = [name for name in self.agents if name != sender]
-        suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
-                      "you have no teammates; answer with your result instead of a message")
-        if recipient == sender:
-            raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
-                              suggestion=suggestion)
-        if recipient not in self.agents:
-            raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
-                              suggestion=suggestion)
+        check_recipient(sender, recipient, self.agents)
         mail_id = f"{sender}/{call_id}" if call_id and self.session is not None else None
         if mail_id is not None and self.session is not None and self.session.store.has_mail(
                 self.session.name, mail_id):

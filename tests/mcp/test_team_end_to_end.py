@@ -121,14 +121,17 @@ def native_text(text: str) -> Stream:
     return Stream([_chunk({"role": "assistant", "content": text}), _chunk({}, "stop")])
 
 
-def test_native_mode_sends_legal_wire_names_and_maps_them_back(npm_servers, tmp_path):
+def native_copy(npm_servers, tmp_path, answer: str, refuse_write: bool):  # type: ignore[no-untyped-def]
+    """A native-mode agent asked to copy in.txt to out.txt through the filesystem server,
+    both calls needing approval (the write refused when ``refuse_write``); the requests the
+    OpenAI-compatible server received."""
     (tmp_path / "in.txt").write_text("native")
     toolset = MCPToolset.stdio("node", [npm_servers.filesystem, str(tmp_path)], name="fs",
                                requires_approval=True)
     replies = [native_calls(("call_1", "fs_read_text_file", {"path": str(tmp_path / "in.txt")}),
                             ("call_2", "fs_write_file", {"path": str(tmp_path / "out.txt"),
                                                          "content": "copied"})),
-               native_text("Copied.")]
+               native_text(answer)]
     with ReplayServer(replies) as server:
         llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k")
         config = AgentConfig(name="native", llm=llm, tools=["fs.read_text_file", "fs.write_file"],
@@ -139,10 +142,17 @@ def test_native_mode_sends_legal_wire_names_and_maps_them_back(npm_servers, tmp_
             for _ in range(2):
                 while not isinstance(event := events.get(timeout=20), ApprovalRequested):
                     pass
-                agent.approve(event.invocation.id)
-            assert reply.result(timeout=20) == "Copied."
+                if refuse_write and event.invocation.name == "fs.write_file":
+                    agent.deny(event.invocation.id, "not in this directory")
+                else:
+                    agent.approve(event.invocation.id)
+            assert reply.result(timeout=20) == answer
             events.close()
-    first, second = server.requests
+    return server.requests
+
+
+def test_native_mode_sends_legal_wire_names_and_maps_them_back(npm_servers, tmp_path):
+    first, second = native_copy(npm_servers, tmp_path, "Copied.", refuse_write=False)
     declared = {tool["function"]["name"]: tool["function"]["parameters"] for tool in
                 first["tools"]}
     assert set(declared) == {"fs_read_text_file", "fs_write_file"}
@@ -155,30 +165,9 @@ def test_native_mode_sends_legal_wire_names_and_maps_them_back(npm_servers, tmp_
 
 def test_native_mode_a_denied_call_is_a_denied_tool_message_and_nothing_is_written(
         npm_servers, tmp_path):
-    (tmp_path / "in.txt").write_text("native")
-    toolset = MCPToolset.stdio("node", [npm_servers.filesystem, str(tmp_path)], name="fs",
-                               requires_approval=True)
-    replies = [native_calls(("call_1", "fs_read_text_file", {"path": str(tmp_path / "in.txt")}),
-                            ("call_2", "fs_write_file", {"path": str(tmp_path / "out.txt"),
-                                                         "content": "copied"})),
-               native_text("Read it; the write was refused.")]
-    with ReplayServer(replies) as server:
-        llm = OpenAILLM("gpt-4o-mini", base_url=server.base_url, api_key="k")
-        config = AgentConfig(name="native", llm=llm, tools=["fs.read_text_file", "fs.write_file"],
-                             tool_format="native", auto_execute_tools=False)
-        with Agent(config, tools=[toolset]) as agent:
-            events = agent.events()
-            reply = agent.send("copy in.txt to out.txt")
-            for _ in range(2):
-                while not isinstance(event := events.get(timeout=20), ApprovalRequested):
-                    pass
-                if event.invocation.name == "fs.write_file":
-                    agent.deny(event.invocation.id, "not in this directory")
-                else:
-                    agent.approve(event.invocation.id)
-            assert reply.result(timeout=20) == "Read it; the write was refused."
-            events.close()
-    read, wrote = server.requests[1]["messages"][-2:]
+    requests = native_copy(npm_servers, tmp_path, "Read it; the write was refused.",
+                           refuse_write=True)
+    read, wrote = requests[1]["messages"][-2:]
     assert read == {"role": "tool", "tool_call_id": "call_1", "content": '{"content": "native"}'}
     assert wrote["tool_call_id"] == "call_2"
     assert "DENIED" in wrote["content"] and "not in this directory" in wrote["content"]

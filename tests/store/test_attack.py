@@ -8,7 +8,6 @@ test_crash_resume.py.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -19,46 +18,10 @@ from autobyteus_like import (
     AgentTurnError,
     ScriptedLLM,
     SessionInUseError,
-    tool,
 )
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import Session, open_store
-
-
-def call(name: str, **args: object) -> str:
-    inner = "".join(f'<arg name="{key}">{value}</arg>' for key, value in args.items())
-    return f'<tool name="{name}"><arguments>{inner}</arguments></tool>'
-
-
-class Tools:
-    """``slow`` blocks until released; ``guarded`` needs a person; ``echo`` returns its text."""
-
-    def __init__(self) -> None:
-        self.runs: list[str] = []
-        self.release = threading.Event()
-        self.started = threading.Event()
-
-        @tool
-        def slow(x: int) -> int:
-            """Blocks until released."""
-            self.runs.append("slow")
-            self.started.set()
-            self.release.wait(10)
-            return x * 2
-
-        @tool(requires_approval=True)
-        def guarded(x: int) -> int:
-            """Needs a person's approval."""
-            self.runs.append("guarded")
-            return x + 1
-
-        @tool
-        def echo(text: str) -> str:
-            """Returns its text."""
-            self.runs.append("echo")
-            return text
-
-        self.all = [slow, guarded, echo]
+from tests.store.test_resume import Tools, call
 
 
 def make_agent(replies: list, store_url: str, tools: Tools, *, session: str = "s1",

@@ -56,7 +56,13 @@ class Tools:
             self.runs.append("guarded")
             return x + 1
 
-        self.all = [slow, slow_again, guarded]
+        @tool
+        def echo(text: str) -> str:
+            """Returns its text."""
+            self.runs.append("echo")
+            return text
+
+        self.all = [slow, slow_again, guarded, echo]
 
 
 def agent(replies: list, store_url: str, tools: Tools, name: str = "a",
@@ -256,7 +262,7 @@ def test_a_session_whose_tools_are_gone_says_which(store_url):
     with pytest.raises(ConfigError) as caught:
         Agent(config, tools=tools.all, session=session).start()
     session.close()
-    assert "no longer has the tools it used: slow, slow_again" in str(caught.value)
+    assert "no longer has the tools it used: echo, slow, slow_again" in str(caught.value)
 
 
 def test_a_session_held_by_a_running_agent_cannot_be_taken(store_url):
