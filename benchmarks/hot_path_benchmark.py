@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from benchmarks import parser_benchmark, runtime_benchmark
 
