@@ -184,25 +184,25 @@ class Agent:
         self._traced = watch.spans is not None
         journal = None
         session = self.session
-        if session is not None:
-            if not session.held:  # an agent on its own; a team holds its members' session
-                session.hold(self.name, {self.name: self.tools.names()})
-                self._holds_session = True
-            self._restored = restored = session.restore(self.name)
-            journal = session.journal(self.name, restored)
-            self._turn_ids = itertools.count(restored.last_turn_id + 1)
+        if session is not None and not session.held:  # an agent on its own (a team holds
+            session.hold(self.name, {self.name: self.tools.names()})  # its members' session)
+            self._holds_session = True
         try:
+            if session is not None:
+                self._restored = restored = session.restore(self.name)
+                journal = session.journal(self.name, restored)
+                self._turn_ids = itertools.count(restored.last_turn_id + 1)
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads, journal=journal, restored=self._restored,
                 watch=watch,
             )
         except BaseException:
-            self._release_session()
+            self._release_session(wrote=journal is not None)
             raise
 
-    def _release_session(self) -> None:
-        if self.session is not None:
+    def _release_session(self, wrote: bool = True) -> None:
+        if self.session is not None and wrote:
             self.session.stopped(self.name)
         if self._holds_session and self.session is not None:
             self._holds_session = False

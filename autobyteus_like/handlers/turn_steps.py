@@ -27,8 +27,7 @@ from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.redaction import redact_invocation
 
 __all__ = ["advance", "complete_turn", "opening_text", "request_llm", "reset_conversation",
-           "start_ready_calls",
-           "start_turn", "update_status"]
+           "start_ready_calls", "start_turn", "update_status"]
 
 
 def opening_text(text: str, sender: str | None) -> str:
