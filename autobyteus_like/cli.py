@@ -19,23 +19,24 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from autobyteus_like import __version__
-from autobyteus_like.cli_sessions import add_session_commands, print_waiting, team_store_location
+from autobyteus_like.cli_sessions import (
+    WaitingForPeople,
+    add_session_commands,
+    open_run_session,
+    print_waiting,
+)
 from autobyteus_like.cli_view import EventView, JsonView, RichView
 from autobyteus_like.errors import AutobyteusLikeError, ConfigError, StoreError, UsageError
-from autobyteus_like.events import (
-    AgentEvent,
-    AgentStatus,
-    AgentStatusChanged,
-    ApprovalRequested,
-    ToolResultReceived,
-    ToolStarted,
-)
+from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.tracing import Tracing, configure_tracing
+
+if TYPE_CHECKING:
+    from autobyteus_like.store import Session
 
 __all__ = ["load_tools", "main"]
 
@@ -141,54 +142,13 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
         view.note(f"denied {call.name} for {event.agent}: no terminal and no --yes")
 
 
-class _WaitingForPeople:
-    """Follows a run's events to tell when everything left waits for a person: some call
-    waits for approval, no member thinks and no tool runs."""
-
-    _QUIET = frozenset({AgentStatus.IDLE, AgentStatus.AWAITING_APPROVAL})
-
-    def __init__(self) -> None:
-        self.statuses: dict[str, AgentStatus] = {}
-        self.running: set[tuple[str, str]] = set()
-
-    def only_people_left(self, event: AgentEvent) -> bool:
-        if isinstance(event, AgentStatusChanged):
-            self.statuses[event.agent] = event.status
-        elif isinstance(event, ToolStarted):
-            self.running.add((event.agent, event.invocation.id))
-        elif isinstance(event, ToolResultReceived):
-            self.running.discard((event.agent, event.result.invocation_id))
-        statuses = set(self.statuses.values())
-        return (AgentStatus.AWAITING_APPROVAL in statuses and statuses <= self._QUIET
-                and not self.running)
-
-
-def _session(args: argparse.Namespace, config: TeamConfig) -> Any:
-    """The durable session ``--session`` names (None without it)."""
-    if args.session is None:
-        if args.message is None:
-            raise UsageError("run needs --message (or --session NAME to resume a session)")
-        if args.detach_on_approval:
-            raise UsageError("--detach-on-approval needs --session NAME (where to wait)")
-        return None
-    from autobyteus_like.store import Session
-
-    location = args.store or team_store_location(args.team, config.store)
-    session = Session(args.session, location, durability="power" if args.fsync else "process")
-    if args.message is None and session.store.session(args.session) is None:
-        session.close()
-        raise UsageError(f"no session named {args.session!r} in {location}; pass --message "
-                         "to start it")
-    return session
-
-
 def _run(args: argparse.Namespace) -> int:
     """Run the team until it is quiet, the deadline passes or the user interrupts; stopping
     cuts every member's LLM request and tool at once. With ``--session`` every step is stored,
     and the run first goes on with what the session's last run left unfinished."""
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
-    session = _session(args, config)
+    session = open_run_session(args, config)
     provider = configure_tracing(args.trace) if args.trace else None
     try:
         tracing = None if provider is None else Tracing(
@@ -202,14 +162,15 @@ def _run(args: argparse.Namespace) -> int:
             session.close()
 
 
-def _run_team(args: argparse.Namespace, team: AgentTeam, session: Any) -> int:
+def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
+              ) -> int:
     view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
     started = time.perf_counter()
     deadline = started + args.timeout
     outcome: TeamQuiescent | None = None
     failure: str | None = None
     detached = False
-    waiting = _WaitingForPeople()
+    waiting = WaitingForPeople()
     with team:
         events = team.events()
         resumed = team.begin_resume() if session is not None else False
@@ -233,6 +194,7 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Any) -> int:
             failure = f"the team was still busy after {args.timeout:g} s; stopped it"
             view.note(failure)
     if detached:
+        assert session is not None  # --detach-on-approval needs --session
         store_flag = f" --store {args.store}" if args.store else f" --team {args.team}"
         print_waiting(session.store, session.name, store_flag)
         print(f"stopped to wait for a person; go on with `autobyteus-like run {args.team} "

@@ -17,11 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from autobyteus_like.errors import UsageError
+from autobyteus_like.events import (
+    AgentEvent,
+    AgentStatus,
+    AgentStatusChanged,
+    ToolResultReceived,
+    ToolStarted,
+)
 
 if TYPE_CHECKING:
-    from autobyteus_like.store import SessionStore
+    from autobyteus_like.store import Session, SessionStore
+    from autobyteus_like.team import TeamConfig
 
-__all__ = ["add_session_commands", "open_cli_store", "team_store_location"]
+__all__ = ["WaitingForPeople", "add_session_commands", "open_cli_store", "open_run_session",
+           "print_waiting", "team_store_location"]
 
 STORE_VARIABLE = "AUTOBYTEUS_LIKE_STORE"
 
@@ -84,6 +93,48 @@ def _say(text: str, file: TextIO | None = None) -> None:
     sequences among them) and undecodable characters are shown escaped, never sent to the
     terminal as they are; lines and tabs stay."""
     print(_escaped(text, _CONTROLS), file=file or sys.stdout)
+
+
+class WaitingForPeople:
+    """Follows a run's events to tell when everything left waits for a person: some call
+    waits for approval, no member thinks and no tool runs."""
+
+    _QUIET = frozenset({AgentStatus.IDLE, AgentStatus.AWAITING_APPROVAL})
+
+    def __init__(self) -> None:
+        self.statuses: dict[str, AgentStatus] = {}
+        self.running: set[tuple[str, str]] = set()
+
+    def only_people_left(self, event: AgentEvent) -> bool:
+        if isinstance(event, AgentStatusChanged):
+            self.statuses[event.agent] = event.status
+        elif isinstance(event, ToolStarted):
+            self.running.add((event.agent, event.invocation.id))
+        elif isinstance(event, ToolResultReceived):
+            self.running.discard((event.agent, event.result.invocation_id))
+        statuses = set(self.statuses.values())
+        return (AgentStatus.AWAITING_APPROVAL in statuses and statuses <= self._QUIET
+                and not self.running)
+
+
+def open_run_session(args: argparse.Namespace, config: TeamConfig) -> Session | None:
+    """The durable session ``run --session`` names (None without it); a usage mistake is a
+    ``UsageError``."""
+    if args.session is None:
+        if args.message is None:
+            raise UsageError("run needs --message (or --session NAME to resume a session)")
+        if args.detach_on_approval:
+            raise UsageError("--detach-on-approval needs --session NAME (where to wait)")
+        return None
+    from autobyteus_like.store import Session
+
+    location = args.store or team_store_location(args.team, config.store)
+    session = Session(args.session, location, durability="power" if args.fsync else "process")
+    if args.message is None and session.store.session(args.session) is None:
+        session.close()
+        raise UsageError(f"no session named {args.session!r} in {location}; pass --message "
+                         "to start it")
+    return session
 
 
 def _field(text: str) -> str:
