@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from autobyteus_like.handlers.turn_journal import TurnJournal
     from autobyteus_like.store.restore import RestoredAgent
 
-__all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
+__all__ = ["AbandonTurns", "AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
 _LOGGED = frozenset({ToolCallParsed, ToolResultReceived})
 
@@ -76,6 +76,14 @@ class ToolsRefreshed:
 
     tools: ToolRegistry
     system_prompt: str
+
+
+@dataclass(frozen=True)
+class AbandonTurns:
+    """End the stored turns without going on with them (``reason`` says why)."""
+
+    restored: RestoredAgent
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,11 @@ class AgentActor(FastInboxActor):
             self._refreshed = message
         elif isinstance(message, ResumeTurns):
             self._resume(message)
+        elif isinstance(message, AbandonTurns):
+            from autobyteus_like.handlers.turn_resume import abandon_turns
+
+            abandon_turns(self.ctx, message.restored, message.reason)
+            self._drain()
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
 

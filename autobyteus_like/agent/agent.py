@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pykka
 from loguru import logger
 
-from autobyteus_like.agent.actor import AgentActor, ResumeTurns, ToolsRefreshed
+from autobyteus_like.agent.actor import AbandonTurns, AgentActor, ResumeTurns, ToolsRefreshed
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import (
     AsyncEventSubscription,
@@ -207,6 +207,17 @@ class Agent:
         if self._holds_session and self.session is not None:
             self._holds_session = False
             self.session.release(self.session.standing())
+
+    def abandon_unfinished(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it:
+        the turn it was in gets INTERRUPTED results for its calls and fails with ``reason``,
+        as do the messages waiting behind it; the conversation itself is kept (a restarted
+        Ray member, whose senders were already told)."""
+        with self._lock:
+            restored, self._restored = self._restored, None
+            ref = self._ref
+        if restored is not None and restored.unfinished and ref is not None:
+            ref.tell(AbandonTurns(restored, reason))
 
     def resume(self) -> list[ResumedTurn]:
         """Go on with what the session's last process left unfinished: the turn it was in

@@ -16,7 +16,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from autobyteus_like.events import PendingToolInvocation, ToolResultReceived
+from autobyteus_like.events import ConversationReset, PendingToolInvocation, ToolResultReceived
 from autobyteus_like.handlers.context import AgentContext, TurnState
 from autobyteus_like.handlers.scheduling import TurnSchedule
 from autobyteus_like.handlers.turn_steps import (
@@ -24,15 +24,17 @@ from autobyteus_like.handlers.turn_steps import (
     complete_turn,
     opening_text,
     request_llm,
+    reset_conversation,
 )
+from autobyteus_like.llm.messages import Message
 from autobyteus_like.store.records import CallState
-from autobyteus_like.tools.invocation import ErrorCode, ToolResult
+from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 
 if TYPE_CHECKING:
     from autobyteus_like.store.records import TurnRecord
     from autobyteus_like.store.restore import RestoredAgent
 
-__all__ = ["restore_context", "resume_turn"]
+__all__ = ["abandon_turns", "restore_context", "resume_turn"]
 
 INTERRUPTED_MESSAGE = ("the call was running when the agent's process stopped; whether it "
                        "finished is unknown")
@@ -93,3 +95,48 @@ def _iterations(ctx: AgentContext, record: TurnRecord) -> int:
             return count
         count += message.role == "assistant"
     return count
+
+
+def abandon_turns(ctx: AgentContext, restored: RestoredAgent, reason: str) -> None:
+    """End the stored turns without going on with them: the current one's last response gets
+    its results (those recorded, INTERRUPTED for the rest) so the conversation stays whole,
+    then it fails with ``reason``; the waiting ones fail too, and a waiting reset is done."""
+    record = restored.current
+    if record is not None:
+        turn = ctx.turn = TurnState(turn_id=record.turn_id, reply=None,
+                                    schedule=TurnSchedule(ctx.sequential),
+                                    mail_id=record.mail_id, request_no=restored.request_no)
+        if restored.calls is not None:
+            results = [_final(ctx, turn, call.invocation, call.result)
+                       for call in restored.calls]
+            invocations = [call.invocation for call in restored.calls]
+            if ctx.native:
+                ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
+            else:
+                ctx.messages.append(Message("user", ctx.format.formatter.render_results(
+                    list(zip(invocations, results, strict=True)))))
+            if ctx.journal is not None:
+                ctx.journal.history_grew(ctx.messages)
+        complete_turn(ctx, "", reason)
+    for queued in restored.queued:
+        if queued.reset:
+            reset_conversation(ctx, ConversationReset(agent=ctx.name, turn_id=queued.turn_id))
+        elif ctx.journal is not None:
+            ctx.journal.turn_ended(TurnState(turn_id=queued.turn_id, reply=None,
+                                             schedule=TurnSchedule(ctx.sequential),
+                                             mail_id=queued.mail_id), "", reason)
+
+
+def _final(ctx: AgentContext, turn: TurnState, invocation: ToolInvocation,
+           result: ToolResult | None) -> ToolResult:
+    """A call's recorded result, or INTERRUPTED (recorded now)."""
+    if result is not None:
+        return result
+    result = ToolResult.failure(invocation, ErrorCode.INTERRUPTED, INTERRUPTED_MESSAGE,
+                                suggestion="check whether its effect happened before calling "
+                                           "it again")
+    if ctx.journal is not None:
+        slot = turn.schedule.add(invocation, None)
+        turn.schedule.finish(invocation.id, result)
+        ctx.journal.call_finished(turn, slot)
+    return result

@@ -51,16 +51,20 @@ class RayBackend:
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> RemoteMember:
-        if options.get("session") is not None:
+        session = options.get("session")
+        if session is not None and session.location.startswith(":memory:"):
             raise ConfigError(f"team {self._ledger.name!r}", [
-                "runtime: the ray backend does not keep durable sessions yet; use backend: "
-                "local for a team run with a session"])
+                "runtime: members on Ray need a session store they can open themselves"])
+        # A member's actor writes its own turns to the session the driver holds (a SQLite
+        # file its node can reach, or PostgreSQL for several nodes).
+        where = None if session is None else (session.name, session.location,
+                                              session.durability)
         if sources:
             raise ConfigError(f"team {self._ledger.name!r}", [
                 "runtime: the ray backend does not run MCP servers or other tool sources yet; "
                 "use backend: local for this team"])
         local = Agent(config, tools=[*tools, _placeholder_send(tools)], formats=formats)
-        self._blobs[config.name] = portable.dumps((config, list(tools), formats))
+        self._blobs[config.name] = portable.dumps((config, list(tools), formats, where))
         remote = RemoteMember(local, f"{self._team_id}/{config.name}",
                               self.runtime.delivery_timeout_s)
         self._members[config.name] = remote

@@ -33,7 +33,7 @@ class MemberHost:
 
     def __init__(self, name: str, blob: bytes, peers: dict[str, str], namespace: str | None,
                  delivery_timeout_s: float) -> None:
-        config, tools, formats = portable.loads(blob)
+        config, tools, formats, where = portable.loads(blob)
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
@@ -45,8 +45,17 @@ class MemberHost:
                             self._next_id)
         registry = ToolRegistry(tools)
         registry.add(send_message_tool(router, name))
-        self._agent = Agent(config, tools=registry, formats=formats)
+        session = None
+        if where is not None:
+            from autobyteus_like.store.session import Session
+
+            session = Session.attached(*where)
+        self._agent = Agent(config, tools=registry, formats=formats, session=session)
         self._agent.start()
+        # The driver told the senders of messages in flight when this member's process died:
+        # their turns end here as failed, and the conversation goes on from what is stored.
+        self._agent.abandon_unfinished(
+            f"agent {name!r}: its worker process died mid-turn; the sender was told")
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls

@@ -39,15 +39,28 @@ class Session:
         if not name or not name.strip():
             raise ValueError("a session needs a name")
         self.name = name
+        self.durability: Durability = durability
         self._owns_store = not isinstance(store, SessionStore)
         self.store: SessionStore = (store if isinstance(store, SessionStore)
                                     else open_store(store, durability=durability))
+        self.location = store.database.url if isinstance(store, SessionStore) else str(store)
+        """Where the store is (another process opens it from here)."""
         self.owner = process_owner()
         self.held = False
+        self._attached = False
         self.created = False
         self._writers: set[str] = set()
         self._heartbeat: threading.Thread | None = None
         self._released = threading.Event()
+
+    @classmethod
+    def attached(cls, name: str, location: str, durability: Durability = "process") -> Session:
+        """The session as seen from another process of the same run (a team member's Ray
+        actor): it writes its agent's turns under the lease the team's process holds, and
+        takes or gives up nothing."""
+        session = cls(name, location, durability=durability)
+        session.held = session._attached = True
+        return session
 
     def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:
         """Take the session for this process (creating it if new). A session that exists must
@@ -84,6 +97,9 @@ class Session:
 
     def release(self, status: str) -> None:
         """Give the session up, recording where it stands (done, waiting, stopped, failed)."""
+        if self._attached:
+            self._writers.clear()
+            return
         if self.held:
             self.held = False
             self._released.set()
@@ -113,7 +129,7 @@ class Session:
 
     def close(self) -> None:
         """Release the session and close the store if this session opened it."""
-        if self.held:
+        if self.held and not self._attached:
             self.release(self.standing())
         if self._owns_store:
             self.store.close()

@@ -270,9 +270,12 @@ class AgentTeam:
 
     def _queue_mail(self, recipient: str, content: str, sender: str | None,
                     mail_id: str | None) -> str | None:
-        """Store a message before it is delivered (with a session); its id."""
+        """Store a message before it is delivered (with a session); its id. Not on Ray, where
+        members write to each other directly: there a session keeps each member's
+        conversation, and messages in flight when a process dies fail (their senders are
+        told)."""
         session = self.session
-        if session is None:
+        if session is None or isinstance(self.runtime, RayRuntime):
             return None
         from autobyteus_like.store.records import MailRecord, MailState
 
