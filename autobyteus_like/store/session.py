@@ -43,8 +43,9 @@ class Session:
         self._owns_store = not isinstance(store, SessionStore)
         self.store: SessionStore = (store if isinstance(store, SessionStore)
                                     else open_store(store, durability=durability))
-        self.location = store.database.url if isinstance(store, SessionStore) else str(store)
-        """Where the store is (another process opens it from here)."""
+        self.location = _absolute(store.database.url if isinstance(store, SessionStore)
+                                  else str(store))
+        """Where the store is (another process, in another folder, opens it from here)."""
         self.owner = process_owner()
         self.held = False
         self._attached = False
@@ -158,3 +159,10 @@ def _changes(old_team: str, old: Mapping[str, Any], team: str, new: Mapping[str,
             problems.append(f"member {member!r} no longer has the tools it used: "
                             f"{', '.join(gone)}")
     return problems
+
+
+def _absolute(location: str) -> str:
+    """A SQLite file's path made absolute (a URL to a server stays as it is)."""
+    if location.startswith(("postgresql://", "postgres://")):
+        return location
+    return str(Path(location.removeprefix("sqlite:///")).resolve())
