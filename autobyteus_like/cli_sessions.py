@@ -1,5 +1,6 @@
-"""The command line's durable-session commands: where the store is, ``sessions list | show |
-rm``, and ``approve`` / ``deny`` of a call that waits for a person in a stopped session.
+"""The command line's durable sessions: where the store is, the session side of ``run
+--session`` (opening it, telling when only people are left), ``sessions list | show | rm``,
+and ``approve`` / ``deny`` of a call that waits for a person in a stopped session.
 
 The store is, in order: ``--store URL``; the ``store:`` of ``--team TEAM.yaml`` (relative to
 its folder) or ``TEAM.sessions.db`` beside it; ``$AUTOBYTEUS_LIKE_STORE``; the one
