@@ -11,6 +11,7 @@ raises: what cannot be normalised is left for pydantic to refuse in words the LL
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, model_validator
@@ -53,24 +54,30 @@ def _from_text(text: str, kind: str, nullable: bool) -> Any:
     return text
 
 
-def normalise(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
-    """One value made ready for lax validation against one schema node, recursively."""
+def normalise(value: Any, schema: dict[str, Any], depth: int = 0,
+              text: Callable[[str, str], Any] | None = None) -> Any:
+    """One value made ready for lax validation against one schema node, recursively.
+    ``text(value, kind)``, when given, then converts what is still text (for schemas with no
+    pydantic model to convert it), in the same walk."""
     if depth > _MAX_DEPTH:
         return value
     node = unwrap_optional(schema)
     kind = schema_type(node)
-    if isinstance(value, str) and kind not in ("string", "any"):
-        value = _from_text(value, kind, _nullable(schema))
+    if isinstance(value, str):
+        if kind not in ("string", "any"):
+            value = _from_text(value, kind, _nullable(schema))
+        if text is not None and isinstance(value, str):
+            return text(value, kind)
     if kind == "array" and isinstance(value, list):
         items = node.get("items")
         if isinstance(items, dict):
-            return [normalise(item, items, depth + 1) for item in value]
+            return [normalise(item, items, depth + 1, text) for item in value]
     elif kind == "object" and isinstance(value, dict):
         properties = node.get("properties", {})
         extra = node.get("additionalProperties")
         return {
-            key: normalise(sub, properties[key], depth + 1) if key in properties
-            else normalise(sub, extra, depth + 1) if isinstance(extra, dict) else sub
+            key: normalise(sub, properties[key], depth + 1, text) if key in properties
+            else normalise(sub, extra, depth + 1, text) if isinstance(extra, dict) else sub
             for key, sub in value.items()
         }
     return value

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from autobyteus_like.errors import ToolArgumentError, ToolDeclarationError
-from autobyteus_like.tools.json_schema import schema_type, unwrap_optional
+from autobyteus_like.tools.json_schema import schema_type
 from autobyteus_like.tools.lenient_arguments import normalise
 
 __all__ = ["SchemaArguments"]
@@ -24,7 +24,6 @@ __all__ = ["SchemaArguments"]
 _INT = re.compile(r"[+-]?\d+")
 # Unambiguous (one way to split a run of digits), so a long non-number fails in linear time.
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_MAX_DEPTH = 100
 
 
 def _scalar(text: str, kind: str) -> Any:
@@ -38,27 +37,6 @@ def _scalar(text: str, kind: str) -> Any:
     if kind == "boolean" and text.lower() in ("true", "false"):
         return text.lower() == "true"
     return text
-
-
-def _convert(value: Any, schema: dict[str, Any], depth: int = 0) -> Any:
-    """Text that spells a number or boolean, as one, where the schema asks (recursively)."""
-    if depth > _MAX_DEPTH:
-        return value
-    node = unwrap_optional(schema)
-    kind = schema_type(node)
-    if isinstance(value, str):
-        return _scalar(value, kind)
-    if kind == "array" and isinstance(value, list) and isinstance(node.get("items"), dict):
-        return [_convert(item, node["items"], depth + 1) for item in value]
-    if kind == "object" and isinstance(value, dict):
-        properties = node.get("properties", {})
-        extra = node.get("additionalProperties")
-        return {
-            key: _convert(sub, properties[key], depth + 1) if key in properties
-            else _convert(sub, extra, depth + 1) if isinstance(extra, dict) else sub
-            for key, sub in value.items()
-        }
-    return value
 
 
 def _where(path: Any) -> str:
@@ -111,7 +89,7 @@ class SchemaArguments:
             f"unknown argument {key!r} (this tool takes: {', '.join(properties) or 'no arguments'})"
             for key in raw if closed and key not in properties
         ]
-        values = {key: _convert(normalise(value, properties[key]), properties[key])
+        values = {key: normalise(value, properties[key], text=_scalar)
                   if key in properties else value
                   for key, value in raw.items() if not (closed and key not in properties)}
         for error in sorted(self._validator.iter_errors(values),
