@@ -14,13 +14,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from autobyteus_like import tool
 from autobyteus_like.llm import LLM, LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.tools import ToolDefinition
 from tests.llm.realwire import Fixture, expected, fixtures, normal_finish, realwire_dir
+from tests.llm.realwire_clients import declared, provider_llm
 from tests.llm.replay_server import Recorded, ReplayServer
 
 ROOT = realwire_dir()
@@ -55,25 +51,6 @@ def replay(llm: LLM, request: LLMRequest) -> Outcome:
     except Exception as exc:
         outcome.error = exc
     return outcome
-
-
-def provider_llm(provider: str, server: ReplayServer) -> LLM:
-    root = server.base_url.removesuffix("/v1")
-    if provider == "openai":
-        return OpenAILLM("recorded", base_url=server.base_url, api_key="k", max_retries=0)
-    if provider == "anthropic":
-        return AnthropicLLM("recorded", base_url=root, api_key="k", max_retries=0)
-    return GeminiLLM("recorded", base_url=root + "/", api_key="k", max_retries=0)
-
-
-def declared(names: list[str]) -> tuple[ToolDefinition, ...]:
-    """The recording's client tools, declared as a native request would (names as recorded)."""
-
-    def anything() -> str:
-        """Stands in for the recorded tool."""
-        return ""
-
-    return tuple(tool(name=name)(anything) for name in dict.fromkeys(names))
 
 
 def test_every_recording_is_in_the_index():

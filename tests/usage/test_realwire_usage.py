@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from autobyteus_like import Agent, AgentConfig, tool
-from autobyteus_like.llm import LLM
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.tools import ToolDefinition
+from autobyteus_like import Agent, AgentConfig
 from tests.llm.realwire import Fixture, expected, fixtures, realwire_dir
+from tests.llm.realwire_clients import declared, provider_llm
 from tests.llm.replay_server import Recorded, ReplayServer
 
 ROOT = realwire_dir()
@@ -22,23 +18,6 @@ pytestmark = pytest.mark.skipif(
                          "$AUTOBYTEUS_REALWIRE) is not here")
 WITH_USAGE = [fixture for fixture in (fixtures(ROOT) if ROOT is not None else [])
               if not expected(fixture).failed and expected(fixture).usage is not None]
-
-
-def provider_llm(provider: str, server: ReplayServer) -> LLM:
-    root = server.base_url.removesuffix("/v1")
-    if provider == "openai":
-        return OpenAILLM("recorded", base_url=server.base_url, api_key="k", max_retries=0)
-    if provider == "anthropic":
-        return AnthropicLLM("recorded", base_url=root, api_key="k", max_retries=0)
-    return GeminiLLM("recorded", base_url=root + "/", api_key="k", max_retries=0)
-
-
-def declared(names: list[str]) -> list[ToolDefinition]:
-    def anything() -> str:
-        """Stands in for the recorded tool."""
-        return ""
-
-    return [tool(name=name)(anything) for name in dict.fromkeys(names)]
 
 
 def test_most_recordings_state_usage():
@@ -54,7 +33,7 @@ def test_agent_usage_is_what_the_recording_states(fixture: Fixture):
     with ReplayServer([reply]) as server:
         # one LLM request: a response with tool calls ends the turn at max_iterations
         config = AgentConfig(name="replayed", llm=provider_llm(fixture.provider, server),
-                             tools=declared(fixture.pinned_tools or []), max_iterations=1)
+                             tools=list(declared(fixture.pinned_tools or [])), max_iterations=1)
         with Agent(config) as agent:
             outcome = agent.send("hi").exception(timeout=30)
             assert outcome is None or "max_iterations" in str(outcome), outcome
