@@ -1,4 +1,5 @@
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -20,3 +21,14 @@ def postgres_server():
     server = PostgresServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def software_team(tmp_path, monkeypatch):
+    """The software example team in a folder of its own, the current folder (a session store
+    lands beside it); the CLI arguments that name it and its tools."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    for name in ("software_team.yaml", "example_tools.py"):
+        (tmp_path / name).write_text((examples / name).read_text())
+    monkeypatch.chdir(tmp_path)
+    return ["software_team.yaml", "--tools", "example_tools.py:make_tools"]

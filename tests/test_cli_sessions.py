@@ -13,21 +13,9 @@ import pytest
 
 from autobyteus_like.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ["examples/software_team.yaml", "--tools", "examples/example_tools.py:make_tools"]
 
-
-@pytest.fixture
-def team(tmp_path, monkeypatch):
-    """The software example team in a folder of its own (its store lands beside it)."""
-    for name in ("software_team.yaml", "example_tools.py"):
-        (tmp_path / name).write_text((ROOT / "examples" / name).read_text())
-    monkeypatch.chdir(tmp_path)
-    return ["software_team.yaml", "--tools", "example_tools.py:make_tools"]
-
-
-def test_detach_approve_and_resume_finish_the_run(team, capsys):
-    code = main(["run", *team, "--message", "Build hello.py", "--session", "s1",
+def test_detach_approve_and_resume_finish_the_run(software_team, capsys):
+    code = main(["run", *software_team, "--message", "Build hello.py", "--session", "s1",
                  "--detach-on-approval", "--json"])
     err = capsys.readouterr().err
     assert code == 3
@@ -38,7 +26,7 @@ def test_detach_approve_and_resume_finish_the_run(team, capsys):
     assert "s1\tteam software_team\twaiting" in capsys.readouterr().out
     assert main(["approve", "s1", "call_write"]) == 0
     assert "approved write_file (call_write) for coder" in capsys.readouterr().out
-    assert main(["run", *team, "--session", "s1"]) == 0
+    assert main(["run", *software_team, "--session", "s1"]) == 0
     out = capsys.readouterr().out
     assert "answer: Done: the coder wrote hello.py" in out
     assert main(["sessions", "show", "s1"]) == 0
@@ -47,18 +35,18 @@ def test_detach_approve_and_resume_finish_the_run(team, capsys):
     assert "coder -> lead: answered" in shown and "user -> lead: answered" in shown
     assert main(["sessions", "list"]) == 0
     assert "\tdone\t" in capsys.readouterr().out
-    assert main(["run", *team, "--session", "s1"]) == 2
+    assert main(["run", *software_team, "--session", "s1"]) == 2
     assert "has nothing unfinished; pass --message" in capsys.readouterr().err
     assert main(["sessions", "rm", "s1"]) == 0
     assert main(["sessions", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "no sessions"
 
 
-def test_deny_from_the_command_line_reaches_the_llm(team, capsys):
-    assert main(["run", *team, "-m", "Build hello.py", "--session", "s2",
+def test_deny_from_the_command_line_reaches_the_llm(software_team, capsys):
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s2",
                  "--detach-on-approval"]) == 3
     assert main(["deny", "s2", "call_write", "--reason", "not today"]) == 0
-    assert main(["run", *team, "--session", "s2"]) == 0
+    assert main(["run", *software_team, "--session", "s2"]) == 0
     capsys.readouterr()
     assert main(["sessions", "show", "s2"]) == 0
     shown = capsys.readouterr().out
@@ -73,20 +61,20 @@ def test_deny_from_the_command_line_reaches_the_llm(team, capsys):
     (["run", "T", "-m", "x", "--detach-on-approval"], "--detach-on-approval needs --session"),
     (["approve", "nope", "c1"], "no session named 'nope'"),
 ])
-def test_mistakes_are_one_line_and_exit_2(team, capsys, argv, message):
-    assert main(["run", *team, "-m", "Build hello.py", "--session", "s3",
+def test_mistakes_are_one_line_and_exit_2(software_team, capsys, argv, message):
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s3",
                  "--detach-on-approval"]) == 3
     capsys.readouterr()
-    argv = [team[0] if a == "T" else a for a in argv]
+    argv = [software_team[0] if a == "T" else a for a in argv]
     if argv[0] == "run":
-        argv += team[1:]
+        argv += software_team[1:]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
-def test_deciding_a_call_that_does_not_wait_lists_the_ones_that_do(team, capsys):
-    assert main(["run", *team, "-m", "Build hello.py", "--session", "s4",
+def test_deciding_a_call_that_does_not_wait_lists_the_ones_that_do(software_team, capsys):
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s4",
                  "--detach-on-approval"]) == 3
     capsys.readouterr()
     assert main(["approve", "s4", "call_count"]) == 2
@@ -95,12 +83,12 @@ def test_deciding_a_call_that_does_not_wait_lists_the_ones_that_do(team, capsys)
     assert "waiting for approval: call_write (coder: write_file)" in err
 
 
-def test_the_store_named_in_the_yaml_is_used(team, capsys, tmp_path):
+def test_the_store_named_in_the_yaml_is_used(software_team, capsys, tmp_path):
     text = Path("software_team.yaml").read_text()
     Path("software_team.yaml").write_text(text.replace("coordinator: lead",
                                                        "coordinator: lead\nstore: state/s.db"))
     (tmp_path / "state").mkdir()
-    assert main(["run", *team, "-m", "Build hello.py", "--session", "s5", "--yes"]) == 0
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s5", "--yes"]) == 0
     assert (tmp_path / "state" / "s.db").is_file()
     assert not Path("software_team.sessions.db").exists()
     assert main(["sessions", "list", "--team", "software_team.yaml"]) == 0

@@ -13,8 +13,7 @@ from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.cli import main
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import CallState, Session, open_store
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.store.test_resume import call
 
 
 @tool
@@ -29,25 +28,11 @@ def guarded(x: int) -> int:
     return x + 1
 
 
-def call(name: str, **args: object) -> str:
-    inner = "".join(f'<arg name="{key}">{value}</arg>' for key, value in args.items())
-    return f'<tool name="{name}"><arguments>{inner}</arguments></tool>'
-
-
 def stored_agent(store: Path, session: str, replies: list[str]) -> Agent:
     config = AgentConfig(name="a", llm=ScriptedLLM(replies, provider="anthropic"),
                          tools=["echo", "guarded"], auto_execute_tools=False,
                          approval_policy="marked")
     return Agent(config, tools=[echo, guarded], session=Session(session, store))
-
-
-@pytest.fixture
-def team(tmp_path, monkeypatch):
-    """The software example team in a folder of its own (its store lands beside it)."""
-    for name in ("software_team.yaml", "example_tools.py"):
-        (tmp_path / name).write_text((ROOT / "examples" / name).read_text())
-    monkeypatch.chdir(tmp_path)
-    return ["software_team.yaml", "--tools", "example_tools.py:make_tools"]
 
 
 ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[1A"
@@ -113,9 +98,9 @@ def test_a_store_that_is_not_a_store_is_one_line(tmp_path, capsys, make, message
     assert err.startswith("error: ") and message in err and len(err.splitlines()) == 1
 
 
-def test_run_with_a_store_below_a_file_is_one_line(team, tmp_path, capsys):
+def test_run_with_a_store_below_a_file_is_one_line(software_team, tmp_path, capsys):
     (tmp_path / "plain").write_text("a file, not a folder")
-    assert main(["run", *team, "-m", "hi", "--session", "s", "--store",
+    assert main(["run", *software_team, "-m", "hi", "--session", "s", "--store",
                  str(tmp_path / "plain" / "x.db")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot open the session store") and "Traceback" not in err
@@ -161,15 +146,15 @@ REASON = "not today\nnor tomorrow\udcff"
 as lone surrogates, by surrogateescape)."""
 
 
-def denied_and_resumed(team: list[str]) -> None:
-    assert main(["run", *team, "-m", "Build hello.py", "--session", "s1",
+def denied_and_resumed(software_team: list[str]) -> None:
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s1",
                  "--detach-on-approval"]) == 3
     assert main(["deny", "s1", "call_write", "--reason", REASON]) == 0
-    assert main(["run", *team, "--session", "s1"]) == 0
+    assert main(["run", *software_team, "--session", "s1"]) == 0
 
 
-def test_a_deny_reason_with_newlines_and_undecodable_bytes_is_stored_exactly(team, capsys):
-    denied_and_resumed(team)
+def test_a_deny_reason_with_newlines_and_undecodable_bytes_is_stored_exactly(software_team, capsys):
+    denied_and_resumed(software_team)
     store = open_store("software_team.sessions.db")
     try:
         denied = store.find_call("s1", "call_write")
@@ -183,8 +168,8 @@ def test_a_deny_reason_with_newlines_and_undecodable_bytes_is_stored_exactly(tea
     assert "denied: not today\\nnor tomorrow\udcff" in coder_saw  # the LLM was told it
 
 
-def test_sessions_show_survives_a_deny_reason_with_undecodable_bytes(team, capsys):
-    denied_and_resumed(team)
+def test_sessions_show_survives_a_deny_reason_with_undecodable_bytes(software_team, capsys):
+    denied_and_resumed(software_team)
     capsys.readouterr()
     assert main(["sessions", "show", "s1"]) == 0
     assert "DENIED: denied: not today" in capsys.readouterr().out
