@@ -119,6 +119,19 @@ class AsyncEventSubscription(EventSubscription):
             self._ended = self._sources.one_ended()
         return None
 
+    def ready(self) -> list[AgentEvent]:
+        """The events already waiting, without waiting for more (a reader that sends them on
+        in batches)."""
+        events = []
+        while not self._ended and not self._async_queue.empty():
+            item = self._async_queue.get_nowait()
+            if item is _END:
+                self._ended = self._sources.one_ended()
+            else:
+                assert isinstance(item, AgentEvent)
+                events.append(item)
+        return events
+
     def __iter__(self) -> Iterator[AgentEvent]:
         raise TypeError("an AsyncEventSubscription is read with 'async for'")
 

@@ -116,11 +116,7 @@ class MemberHost:
         stream = self._on_loop()
         first = await stream.next_event()
         batch = [] if first is None else [_portable_event(first)]
-        queue = stream._async_queue  # drained without waiting: one reply per burst
-        while not queue.empty():
-            item = queue.get_nowait()
-            if isinstance(item, AgentEvent):
-                batch.append(_portable_event(item))
+        batch += [_portable_event(event) for event in stream.ready()]  # one reply per burst
         return self.incarnation, batch
 
     async def approve(self, invocation_id: str) -> None:
