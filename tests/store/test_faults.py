@@ -121,7 +121,7 @@ def test_a_database_fault_mid_turn_leaves_a_session_that_resumes_to_the_same_end
         private_server, reference, tmp_path, kind):
     expected, active = reference
     seed = int(os.environ.get("FAULT_SEED") or random.randrange(1 << 30))
-    moments = [0.0, random.Random(seed).choice([0.2, 0.4, 0.6])]
+    moments = [0.0, random.Random(seed).uniform(0.1, 0.7)]
     landed, outputs = [], []
     for number, fraction in enumerate(moments):
         folder = _folder(tmp_path / f"run{number}")
@@ -149,8 +149,6 @@ def test_a_database_fault_mid_turn_leaves_a_session_that_resumes_to_the_same_end
         assert state["mail"] == expected["mail"], where
         runs_of = Counter(line.split()[1] for line in effects if line.endswith(" record"))
         assert set(runs_of.values()) == {1}, f"a non-idempotent tool ran twice: {runs_of} {where}"
-        if kind == "statement_timeout":
-            continue  # a result shown before its write failed: item 13, the turn machine's
         shown_results, _ = _shown(output)
         stored = {(agent, cid): result for agent in ("lead", "worker")
                   for cid, _, _, _, result in state[agent]["calls"]}
