@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like import ToolFailure
+from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.mcp.http_transport import SDK_SSE_EVENT_BYTES
 from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.mcp import MCPToolset
 from tests.mcp.helpers import sdk_http, wait_until
 
 
