@@ -34,12 +34,13 @@ from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
     StoreError,
+    StrayEventError,
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.registry import HandlerRegistry, NotShown
+from autobyteus_like.handlers.registry import HandlerRegistry
 from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
@@ -163,7 +164,7 @@ class AgentActor(FastInboxActor):
                 # handled first, so a durable session has stored it when it is shown
                 try:
                     handler.handle(event, ctx)
-                except NotShown:  # belongs to no turn: nothing stored it, nobody sees it
+                except StrayEventError:  # belongs to no turn: nothing stored it, nobody sees it
                     continue
                 except StoreError as exc:  # not stored: neither shown nor gone on with
                     self._handler_failed(event, exc)

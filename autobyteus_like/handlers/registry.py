@@ -8,13 +8,7 @@ from typing import Protocol
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.handlers.context import AgentContext
 
-__all__ = ["EventHandler", "HandlerRegistry", "NotShown"]
-
-
-class NotShown(Exception):  # noqa: N818 - a signal to the actor, never an error anyone sees
-    """Raised by a handler for an event that must not be published: it belongs to no turn (a
-    result arriving after its turn ended, a duplicate), so nothing stored it and nobody may be
-    shown it."""
+__all__ = ["EventHandler", "HandlerRegistry"]
 
 
 class EventHandler(Protocol):

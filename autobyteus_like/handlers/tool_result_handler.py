@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from loguru import logger
 
+from autobyteus_like.errors import StrayEventError
 from autobyteus_like.events import AgentEvent, ToolResultReceived
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.registry import NotShown
 from autobyteus_like.handlers.turn_steps import advance, start_ready_calls
 
 __all__ = ["ToolResultHandler"]
@@ -29,7 +29,7 @@ class ToolResultHandler:
         if slot is None or turn is None:
             logger.warning("agent {}: ignoring a stray or duplicate result for {}", ctx.name,
                            result.invocation_id)
-            raise NotShown(result.invocation_id)
+            raise StrayEventError(result.invocation_id)
         ctx.hooks.call_finished(turn, slot)  # stored before the LLM can be sent it
         start_ready_calls(ctx)
         advance(ctx)
