@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import threading
 import uuid
 from concurrent.futures import Future
 from typing import Any
@@ -55,6 +56,10 @@ class MemberHost:
         self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
+        self._taken = {"across": 0, "within": 0}
+        """Messages its members took: from other processes (the driver, other hosts), and
+        from members of this host (counted from several threads: under ``_counting``)."""
+        self._counting = threading.Lock()
         self._router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
                                   self._next_id, self._take)
         send = _shared_send(self._router)
@@ -104,18 +109,29 @@ class MemberHost:
 
         return os.getpid()
 
+    async def counts(self) -> dict[str, int]:
+        """Its members, and the messages they took from other processes and from each
+        other."""
+        with self._counting:
+            return {"members": len(self._agents), **self._taken}
+
     async def receive(self, member: str, message_id: str, content: str,
                       sender: str | None) -> str:
         """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
         Returns the incarnation that took it."""
         self._on_loop()
-        return self._take(member, message_id, content, sender)
+        incarnation = self._take(member, message_id, content, sender)
+        with self._counting:
+            self._taken["across"] += 1
+        return incarnation
 
     def _take(self, member: str, message_id: str, content: str, sender: str | None) -> str:
         """``receive``'s work, also called straight from a tool thread of this process for a
         message between two of its members."""
-        agent = self._agents[member]
-        reply = agent.send(content, sender=sender)
+        reply = self._agents[member].send(content, sender=sender)
+        if sender in self._agents:
+            with self._counting:
+                self._taken["within"] += 1
         reply.add_done_callback(lambda done: self._turn_ended(member, message_id, done))
         return self.incarnation
 
