@@ -107,6 +107,7 @@ class RayBackend:
         else:
             self._check_same_cluster()
         self._create_hosts()
+        self._await_hosts()
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
                                       daemon=True)
         self._pump.start()
@@ -123,7 +124,8 @@ class RayBackend:
         for index, plan in enumerate(plans):
             name = (f"{self._team_id}/{plan.members[0]}" if len(plan.members) == 1 else
                     f"{self._team_id}/host-{index}")
-            link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s)
+            link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s,
+                            needs_own=not plan.packed)
             self.hosts.append(link)
             for member in plan.members:
                 self._members[member].placed(link)
@@ -138,6 +140,17 @@ class RayBackend:
             blob = portable.dumps((self._formats, [self._hosted[m] for m in plan.members]))
             link.created(host_class(options).remote(link.actor_name, blob, peers, namespace,
                                                     self.runtime.delivery_timeout_s))
+
+    def _await_hosts(self) -> None:
+        """Wait for every host at once (``start_timeout_s`` in all). Those still not running
+        then: a host asking for resources of its own is named first (the cluster may lack
+        them), before a packed one (which asks for nothing, so it is merely slow)."""
+        waiting = {host.starting: host for host in self.hosts}
+        _, late = ray.wait(list(waiting), num_returns=len(waiting),
+                           timeout=self.runtime.start_timeout_s)
+        if late:
+            culprit = min((waiting[ref] for ref in late), key=lambda host: not host.needs_own)
+            culprit.wait_ready(culprit.members[0], timeout_s=0)
 
     def _check_same_cluster(self) -> None:
         """A process joins one Ray cluster: a team naming another one is an error, never

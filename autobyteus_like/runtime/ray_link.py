@@ -21,14 +21,18 @@ class HostLink:
     asks of a node (said when Ray cannot place it)."""
 
     def __init__(self, actor_name: str, members: tuple[str, ...], needs: dict[str, Any],
-                 start_timeout_s: float) -> None:
+                 start_timeout_s: float, *, needs_own: bool = False) -> None:
         self.actor_name = actor_name
         self.members = members
         self.needs = needs
+        self.needs_own = needs_own
+        """Whether it asks for resources of its own (else packed: it asks nothing)."""
         self.handle: Any = None
         self.incarnation = ""
         self._start_timeout_s = start_timeout_s
         self._ready: Any = None
+        self.starting: Any = None
+        """The call that answers once the host runs (the backend waits for every host's)."""
         self._streaming = False
         self._stops: dict[str, Any] = {}  # member -> its stop_member call
         self._ended = False
@@ -38,18 +42,19 @@ class HostLink:
     def created(self, handle: Any) -> None:
         """The backend created the actor; ``wait_ready`` waits for it."""
         self.handle = handle
-        self._ready = handle.ready.remote()
+        self._ready = self.starting = handle.ready.remote()
         if self._streaming:  # a member was subscribed to before the actor existed
             handle.stream_events.remote()
 
-    def wait_ready(self, member: str) -> str:
+    def wait_ready(self, member: str, timeout_s: float | None = None) -> str:
         """The host's incarnation once every member in it runs (``member``: who asks, named
         in the error when Ray cannot place the host or its ``__init__`` failed)."""
         with self._starting:
             if self.incarnation:
                 return self.incarnation
             try:
-                self.incarnation = ray.get(self._ready, timeout=self._start_timeout_s)
+                self.incarnation = ray.get(self._ready, timeout=self._start_timeout_s
+                                           if timeout_s is None else timeout_s)
             except GetTimeoutError:
                 free: Any = ray.available_resources  # untyped in Ray's stubs
                 raise ConfigError(f"member {member!r}", [
