@@ -107,6 +107,9 @@ class Done:
     async def finish(self) -> None:
         self.event.set()
 
+    async def ready(self) -> None:
+        """Answers once the actor runs (its process started)."""
+
     async def wait(self) -> None:
         await self.event.wait()
 
@@ -115,6 +118,7 @@ def bare_ring(size: int, hops: int, acknowledged: bool) -> float:
     actors = [BareHop.remote() for _ in range(size)]  # type: ignore[attr-defined]
     ray.get([a.link.remote(actors[(i + 1) % size]) for i, a in enumerate(actors)])
     done = Done.remote()  # type: ignore[attr-defined]
+    ray.get(done.ready.remote())  # its process's start is not part of the ring
     start = time.perf_counter()
     if acknowledged:
         actors[0].hop_acknowledged.remote(hops, done)

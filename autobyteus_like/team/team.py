@@ -109,8 +109,8 @@ class AgentTeam(TeamAnswers):
             effective = config.effective_member(member)
             prompt = effective.system_prompt
             if _TEAM_PLACEHOLDER.search(prompt):  # a roster only where asked for (O(members))
-                roster = self._roster(member.name)
-                prompt = _TEAM_PLACEHOLDER.sub(lambda _: roster, prompt)
+                prompt = _TEAM_PLACEHOLDER.sub(
+                    self._roster(member.name).replace("\\", "\\\\"), prompt)
             self.agents[member.name] = self._backend.member(
                 effective.model_copy(update={
                     "system_prompt": prompt,
