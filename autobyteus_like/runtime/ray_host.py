@@ -37,7 +37,21 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.report import UsageReport
 
-__all__ = ["MemberHost", "host_class", "start_member"]
+__all__ = ["MemberHost", "MemberStartFailed", "host_class", "start_member"]
+
+
+class MemberStartFailed(Exception):
+    """A member of the host could not start (an LLM without its key, ...): the host's
+    ``__init__`` fails with it, and the driver reads the member and the reason from the last
+    line Ray reports: ``MemberStartFailed: member 'NAME': REASON``."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(f"member {member!r}: {reason}")
+        self.member = member
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return MemberStartFailed, (self.member, self.reason)
 
 
 class MemberHost:
@@ -46,11 +60,12 @@ class MemberHost:
 
     def __init__(self, name: str, stored: list[Any], peers: dict[str, str],
                  namespace: str | None, delivery_timeout_s: float) -> None:
-        # ``stored``: [a reference to the blob] the driver put in Ray's object store and keeps
-        # for the team's life (so a restart finds it; passed in a list, Ray hands the
-        # reference over instead of the bytes). The blob: the formats, then per member its
+        # ``stored``: [the blob], or for a large one [a reference to it] the driver put in
+        # Ray's object store and keeps for the team's life (so a restart finds it; in a list,
+        # Ray hands the reference over as it is). The blob: the formats, then per member its
         # config, its tools, and where its session is (name, location, durability; or None).
-        formats, members = portable.loads(_runtime().get(stored[0]))
+        blob = stored[0] if isinstance(stored[0], bytes) else _runtime().get(stored[0])
+        formats, members = portable.loads(blob)
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
@@ -70,7 +85,12 @@ class MemberHost:
         for config, tools, where in members:
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in tools])
             registry.add(send)
-            self._agents[config.name] = start_member(config, registry, formats, where)
+            try:
+                self._agents[config.name] = start_member(config, registry, formats, where)
+            except Exception as exc:  # the driver names the member (ray_link.py)
+                for agent in self._agents.values():
+                    agent.stop()
+                raise MemberStartFailed(config.name, str(exc).strip()) from None
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
