@@ -90,7 +90,9 @@ class MemberHost:
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
-                raise MemberStartFailed(config.name, str(exc).strip()) from None
+                reason = "; ".join(line.strip() for line in str(exc).splitlines()
+                                   if line.strip())  # one line: Ray reports the last
+                raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
