@@ -382,3 +382,17 @@ class UsageLimitExceededError(AutobyteusLikeError):
         reached = f"reached {figure}" if figure != "unknown" else unknown
         super().__init__(f"usage limit {limit}={allowed} of {scope} exceeded: {reached}"
                          f"{extra}; the run was ended")
+
+
+class MemberStartFailed(AutobyteusLikeError):
+    """A member of the host could not start (an LLM without its key, ...): the host's
+    ``__init__`` fails with it, and the driver reads the member and the reason from the last
+    line Ray reports: ``MemberStartFailed: member 'NAME': REASON``."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(f"member {member!r}: {reason}")
+        self.member = member
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return MemberStartFailed, (self.member, self.reason)

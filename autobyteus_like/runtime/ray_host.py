@@ -24,7 +24,7 @@ from typing import Any
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
-from autobyteus_like.errors import UsageLimitExceededError
+from autobyteus_like.errors import MemberStartFailed, UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
@@ -37,21 +37,7 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.report import UsageReport
 
-__all__ = ["MemberHost", "MemberStartFailed", "host_class", "start_member"]
-
-
-class MemberStartFailed(Exception):
-    """A member of the host could not start (an LLM without its key, ...): the host's
-    ``__init__`` fails with it, and the driver reads the member and the reason from the last
-    line Ray reports: ``MemberStartFailed: member 'NAME': REASON``."""
-
-    def __init__(self, member: str, reason: str) -> None:
-        super().__init__(f"member {member!r}: {reason}")
-        self.member = member
-        self.reason = reason
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return MemberStartFailed, (self.member, self.reason)
+__all__ = ["MemberHost", "host_class", "start_member"]
 
 
 class MemberHost:
