@@ -24,6 +24,7 @@ from autobyteus_like.runtime.config import MemberResources, RayRuntime
 from autobyteus_like.runtime.ray_host import host_class
 from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
+from autobyteus_like.runtime.ray_sessions import session_address
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 
@@ -50,6 +51,7 @@ class RayBackend:
         self._owns_ray = False
         self._pump: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._tracked: set[str] = set()  # the messages between members counted in flight
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> RemoteMember:
@@ -59,8 +61,7 @@ class RayBackend:
                 "runtime: members on Ray need a session store they can open themselves"])
         # A member's actor writes its own turns to the session the driver holds (a SQLite
         # file its node can reach, or PostgreSQL for several nodes).
-        where = None if session is None else (session.name, session.location,
-                                              session.durability)
+        where = None if session is None else session_address(session)
         if sources:
             raise ConfigError(f"team {self._mail.name!r}", [
                 "runtime: the ray backend does not run MCP servers or other tool sources yet; "
@@ -70,6 +71,7 @@ class RayBackend:
         remote = RemoteMember(local, f"{self._team_id}/{config.name}",
                               self.runtime.delivery_timeout_s,
                               DriverUsage(config, options.get("team_usage")))
+        remote.durable = session is not None
         self._members[config.name] = remote
         return remote
 
@@ -165,6 +167,9 @@ class RayBackend:
         for item in batch:
             try:
                 if isinstance(item, Delivered):
+                    if item.message_id in self._tracked:  # told again after a restart
+                        continue
+                    self._tracked.add(item.message_id)
                     recipient = self._members[item.recipient]
                     reply = recipient.expect(item.message_id, item.incarnation)
                     self._mail.track(item.recipient, item.agent, item.content, reply)

@@ -23,6 +23,7 @@ from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
+from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
@@ -45,22 +46,16 @@ class MemberHost:
         self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
+        session = None if where is None else where.attach()
+        self._mail = HostMail(session, name)
         router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
-                            self._next_id)
+                            self._next_id, self._mail)
         registry = ToolRegistry([as_ray_task(t) if isinstance(t, ToolDefinition) else t
                                  for t in tools])
         registry.add(send_message_tool(router, name))
-        session = None
-        if where is not None:
-            from autobyteus_like.store.session import Session
-
-            session = Session.attached(*where)
         self._agent = Agent(config, tools=registry, formats=formats, session=session)
         self._agent.start()
-        # The driver told the senders of messages in flight when this member's process died:
-        # their turns end here as failed, and the conversation goes on from what is stored.
-        self._agent.abandon_unfinished(
-            f"agent {name!r}: its worker process died mid-turn; the sender was told")
+        self._resumed: list[tuple[str, int, str, str | None]] = []
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
@@ -71,6 +66,9 @@ class MemberHost:
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._streaming = True
                 self._agent.events(into=self._stream)
+            # what a session's earlier process left unfinished, reported into the stream
+            self._resumed = resume_member(self._agent, self._mail, self._restarted,
+                                          self._report, self._turn_ended)
         return self._stream
 
     async def stream_events(self) -> None:
@@ -94,16 +92,26 @@ class MemberHost:
         self._on_loop()
         return self.incarnation
 
+    async def resumed(self) -> list[tuple[str, int, str, str | None]]:
+        """The stored turns this host went on with when it first started (message id, turn
+        id, text, sender), told once: the driver owes their replies from now on."""
+        resumed, self._resumed = self._resumed, []
+        return resumed
+
     async def pid(self) -> int:
         import os
 
         return os.getpid()
 
-    async def receive(self, message_id: str, content: str, sender: str | None) -> str:
+    async def receive(self, message_id: str, content: str, sender: str | None,
+                      mail_id: str | None = None) -> str:
         """Put a message in the agent's mailbox; its turn's end is reported as ``TurnEnded``.
-        Returns the incarnation that took it."""
+        Returns the incarnation that took it. A stored message (``mail_id``) is taken once
+        (a sender's call that runs again offers it again)."""
         self._on_loop()
-        reply = self._agent.send(content, sender=sender)
+        if mail_id is not None and not self._mail.take(mail_id):
+            return self.incarnation
+        reply = self._agent.send(content, sender=sender, mail_id=mail_id)
         reply.add_done_callback(lambda done: self._turn_ended(message_id, done))
         return self.incarnation
 

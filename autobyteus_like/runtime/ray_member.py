@@ -64,6 +64,9 @@ class RemoteMember:
         self._ids = itertools.count(1)
         self._stopped = False
         self._streaming = False
+        self.durable = False
+        """Whether its turns are stored (a session): a restarted process goes on with them,
+        so a death fails no reply until no process comes back."""
 
     # -- the Agent surface ---------------------------------------------------------------------
 
@@ -83,8 +86,13 @@ class RemoteMember:
         return self._local.resolve_tools()
 
     def resume(self) -> list[ResumedTurn]:
-        """Nothing to resume: durable sessions are refused on Ray."""
-        return []
+        """The stored turns its actor went on with when it started (a session its last
+        driver left unfinished), each with the reply it now owes."""
+        if not self.durable or not self.running:
+            return []
+        resumed = ray.get(self.handle.resumed.remote(), timeout=self._timeout_s)
+        return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
+                for message_id, turn_id, text, sender in resumed]
 
     def new_run(self, conversation: list[Message] | None = None) -> None:
         """Not on Ray: a new run of a Ray team is a new start."""
@@ -159,10 +167,10 @@ class RemoteMember:
             raise TypeError(f"a message is text, got {type(text).__name__}")
         if not self.running:
             raise not_running(self.name, "with team:")
-        message_id = f"driver:{next(self._ids)}"
+        message_id = mail_id or f"driver:{next(self._ids)}"  # stored: its mail id
         reply = self._pending.add(message_id)
         try:
-            incarnation = ray.get(self.handle.receive.remote(message_id, text, sender),
+            incarnation = ray.get(self.handle.receive.remote(message_id, text, sender, mail_id),
                                   timeout=self._timeout_s)
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             self._pending.take(message_id)
@@ -170,8 +178,11 @@ class RemoteMember:
                                     f"{type(exc).__name__}") from None
         with self._lock:
             self._pending.own(message_id, incarnation)
-            dead = incarnation in self._dead
-        if dead:
+            dead = incarnation in self._dead and not self.durable
+            ended = self._ended_early.pop(message_id, None)  # taken and ended before
+        if ended is not None:
+            self.turn_ended(ended)
+        elif dead:
             self._pending.fail(message_id, DIED)
         return reply
 
@@ -210,7 +221,7 @@ class RemoteMember:
         reply: Future[str] = Future()
         with self._lock:
             ended = self._ended_early.pop(message_id, None)
-            if ended is None and incarnation not in self._dead:
+            if ended is None and (self.durable or incarnation not in self._dead):
                 return self._pending.add(message_id, reply, owner=incarnation)
         if ended is not None:
             _settle(reply, self.name, ended)
@@ -239,6 +250,8 @@ class RemoteMember:
             if self.incarnation:
                 self._dead.add(self.incarnation)
             dead = set(self._dead)
+        if self.durable and not for_good:  # the restarted process resumes them
+            return
         self._pending.fail_all(AgentTurnError(self.name, DIED),
                                owned_by=None if for_good else dead.__contains__)
 

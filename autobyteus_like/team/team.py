@@ -95,13 +95,10 @@ class AgentTeam(TeamAnswers):
         self._usage = TeamUsage(config.name, config.limits)
         self.runtime = runtime or config.runtime
         """Where the members live (``runtime:`` of the config unless given here)."""
-        # Not on Ray, where members write to each other directly: there a session keeps each
-        # member's conversation, and messages in flight when a process dies fail (their
-        # senders are told).
+        # On Ray, members store the messages they write to each other in their own processes
         self.mail = MailRoom(config.name, config.coordinator, self._publisher, session=session,
                              before_send=self._resume_if_due,
-                             parent_of=self.tracing.directory.get,
-                             stores_mail=not isinstance(self.runtime, RayRuntime))
+                             parent_of=self.tracing.directory.get)
         """The team's mail: delivery, messages in flight, quiescence."""
         self._backend = open_backend(self.runtime, self.mail, config.member_resources)
         self.agents: dict[str, Member] = {}
