@@ -1,16 +1,24 @@
-"""MemberHost: the Ray actor that hosts one member's ``Agent`` (the same pykka agent code).
+"""MemberHost: the Ray actor that hosts members' ``Agent``s (the same pykka agent code), one or
+many in one worker process.
 
-The driver keeps one ``poll`` call waiting on each host; it returns everything the member
-reported since the last one, in order: its events, the messages it delivered, the turns that
-ended. Teammates call ``receive`` directly, actor to actor. Ray restarts a host whose process
-died (``max_restarts``) by running ``__init__`` again: a new agent, a new ``incarnation``.
+The driver keeps one ``poll`` call waiting on each host; it returns everything the host's
+members reported since the last one, in order: their events, the messages they delivered, the
+turns that ended (each names its member in ``agent``). A message between two members of one
+host stays in the process; teammates elsewhere call ``receive`` directly, actor to actor. The
+host's config (every member's config, the tools, the formats) arrives as one blob, and the
+members share one ``send_message_to`` (it reads the sender from the call's context). Ray
+restarts a host whose process died (``max_restarts``) by running ``__init__`` again: every
+member is built anew (``start_member``: each goes on from its session, if it has one), under a
+new ``incarnation``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import itertools
+import threading
 import uuid
 from concurrent.futures import Future
 from typing import Any
@@ -19,26 +27,31 @@ from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
+from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
 from autobyteus_like.runtime.ray_tool import as_ray_task
+from autobyteus_like.store.session import Session
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.report import UsageReport
 
-__all__ = ["MemberHost"]
+__all__ = ["MemberHost", "host_class", "start_member"]
 
 
 class MemberHost:
-    """One member inside a Ray actor (an asyncio actor: every method runs on its loop, so
+    """Members inside one Ray actor (an asyncio actor: every method runs on its loop, so
     ``poll`` waits without holding up ``receive``, ``approve`` or ``deny``)."""
 
     def __init__(self, name: str, blob: bytes, peers: dict[str, str], namespace: str | None,
                  delivery_timeout_s: float) -> None:
-        config, tools, formats, where = portable.loads(blob)
+        # the formats, then per member: its config, its tools, and where its session is
+        # (a SessionAddress; None without one)
+        formats, members = portable.loads(blob)
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
@@ -46,86 +59,115 @@ class MemberHost:
         self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
-        session = None if where is None else where.attach()
-        self._mail = HostMail(session, name)
-        router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
-                            self._next_id, self._mail)
-        registry = ToolRegistry([as_ray_task(t) if isinstance(t, ToolDefinition) else t
-                                 for t in tools])
-        registry.add(send_message_tool(router, name))
-        self._agent = Agent(config, tools=registry, formats=formats, session=session)
-        self._agent.start()
-        self._resumed: list[tuple[str, int, str, str | None]] = []
+        self._taken = {"across": 0, "within": 0}
+        """Messages its members took: from other processes (the driver, other hosts), and
+        from members of this host (counted from several threads: under ``_counting``)."""
+        self._counting = threading.Lock()
+        self._mails = {config.name: HostMail(None if where is None else where.attach(),
+                                             config.name) for config, _, where in members}
+        self._router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
+                                  self._next_id, self._take, self._mails)
+        send = _shared_send(self._router)
+        self._agents: dict[str, Agent] = {}
+        ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
+        for config, tools, _ in members:
+            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in tools])
+            registry.add(send)
+            self._agents[config.name] = start_member(config, registry, formats,
+                                                     self._mails[config.name].session)
+        self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
-        ``__init__`` on another thread), before any message can reach the agent."""
+        ``__init__`` on another thread), before any message can reach an agent."""
         if self._stream is None:
             self._stream = AsyncEventSubscription(asyncio.get_running_loop())
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
-                self._streaming = True
-                self._agent.events(into=self._stream)
+                self._stream_all(self._stream)
             # what a session's earlier process left unfinished, reported into the stream
-            self._resumed = resume_member(self._agent, self._mail, self._restarted,
-                                          self._report, self._turn_ended)
+            for member, agent in self._agents.items():
+                self._resumed[member] = resume_member(
+                    agent, self._mails[member], self._restarted, self._report,
+                    functools.partial(self._turn_ended, member))
         return self._stream
 
-    async def stream_events(self) -> None:
-        """From now on, the agent's events go to the driver too (someone there subscribed;
-        until then only this host's records cross, and the agent skips building events
-        nobody takes)."""
-        stream = self._on_loop()
+    def _stream_all(self, stream: AsyncEventSubscription) -> None:
         if not self._streaming:
             self._streaming = True
-            self._agent.events(into=stream)
+            for agent in self._agents.values():
+                agent.events(into=stream)
+
+    async def stream_events(self) -> None:
+        """From now on, the members' events go to the driver too (someone there subscribed;
+        until then only this host's records cross, and the agents skip building events
+        nobody takes)."""
+        self._stream_all(self._on_loop())
 
     def _next_id(self) -> str:
         return f"{self.incarnation}:{next(self._ids)}"
 
     def _report(self, record: AgentEvent) -> None:
-        """Add a record to the stream (from any thread; in order with the agent's events)."""
+        """Add a record to the stream (from any thread; in order with the agents' events)."""
         self._records.publish(record)
 
     async def ready(self) -> str:
-        """This process's incarnation, once the agent runs."""
+        """This process's incarnation, once every member's agent runs."""
         self._on_loop()
         return self.incarnation
 
-    async def resumed(self) -> list[tuple[str, int, str, str | None]]:
-        """The stored turns this host went on with when it first started (message id, turn
-        id, text, sender), told once: the driver owes their replies from now on."""
-        resumed, self._resumed = self._resumed, []
-        return resumed
+    async def resumed(self, member: str) -> list[tuple[str, int, str, str | None]]:
+        """The stored turns ``member`` went on with when this host first started (message
+        id, turn id, text, sender), told once: the driver owes their replies from now on."""
+        self._on_loop()
+        return self._resumed.pop(member, [])
 
     async def pid(self) -> int:
         import os
 
         return os.getpid()
 
-    async def receive(self, message_id: str, content: str, sender: str | None,
-                      mail_id: str | None = None) -> str:
-        """Put a message in the agent's mailbox; its turn's end is reported as ``TurnEnded``.
+    async def counts(self) -> dict[str, int]:
+        """Its members, and the messages they took from other processes and from each
+        other."""
+        with self._counting:
+            return {"members": len(self._agents), **self._taken}
+
+    async def receive(self, member: str, message_id: str, content: str,
+                      sender: str | None, mail_id: str | None = None) -> str:
+        """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
         Returns the incarnation that took it. A stored message (``mail_id``) is taken once
         (a sender's call that runs again offers it again)."""
         self._on_loop()
-        if mail_id is not None and not self._mail.take(mail_id):
-            return self.incarnation
-        reply = self._agent.send(content, sender=sender, mail_id=mail_id)
-        reply.add_done_callback(lambda done: self._turn_ended(message_id, done))
+        incarnation = self._take(member, message_id, content, sender, mail_id)
+        with self._counting:
+            self._taken["across"] += 1
+        return incarnation
+
+    def _take(self, member: str, message_id: str, content: str, sender: str | None,
+              mail_id: str | None = None) -> str:
+        """``receive``'s work, also called straight from a tool thread of this process for a
+        message between two of its members."""
+        if mail_id is not None and not self._mails[member].take(mail_id):
+            return self.incarnation  # taken before: its turn's end is reported once
+        reply = self._agents[member].send(content, sender=sender, mail_id=mail_id)
+        if sender in self._agents:
+            with self._counting:
+                self._taken["within"] += 1
+        reply.add_done_callback(lambda done: self._turn_ended(member, message_id, done))
         return self.incarnation
 
-    def _turn_ended(self, message_id: str, reply: Future[str]) -> None:
+    def _turn_ended(self, member: str, message_id: str, reply: Future[str]) -> None:
         error = reply.exception()
         if error is None:
-            self._report(TurnEnded(agent=self.name, message_id=message_id,
+            self._report(TurnEnded(agent=member, message_id=message_id,
                                    answer=reply.result()))
         else:
             limit = None
             if isinstance(error, UsageLimitExceededError):
                 limit = (error.scope, error.limit, str(error.allowed), str(error.figure),
                          str(getattr(error, "detail", "") or ""))
-            self._report(TurnEnded(agent=self.name, message_id=message_id,
+            self._report(TurnEnded(agent=member, message_id=message_id,
                                    error=getattr(error, "message", None) or str(error),
                                    limit=limit))
 
@@ -137,23 +179,61 @@ class MemberHost:
         batch += [_portable_event(event) for event in stream.ready()]  # one reply per burst
         return self.incarnation, batch
 
-    async def approve(self, invocation_id: str) -> None:
-        self._agent.approve(invocation_id)
+    async def approve(self, member: str, invocation_id: str) -> None:
+        self._agents[member].approve(invocation_id)
 
-    async def deny(self, invocation_id: str, reason: str) -> None:
-        self._agent.deny(invocation_id, reason)
+    async def deny(self, member: str, invocation_id: str, reason: str) -> None:
+        self._agents[member].deny(invocation_id, reason)
 
-    async def llm(self) -> bytes:
+    async def llm(self, member: str) -> bytes:
         """The member's LLM as it is now (a scripted one records what it was shown)."""
-        return portable.dumps(self._agent.config.llm)
+        return portable.dumps(self._agents[member].config.llm)
 
-    async def usage(self) -> UsageReport:
-        """The member's usage, counted here in its own process."""
-        return self._agent.usage
+    async def usage(self, member: str) -> UsageReport:
+        """The member's usage, counted here in its process."""
+        return self._agents[member].usage
+
+    async def stop_member(self, member: str) -> None:
+        """Stop one member's agent (its threads); the others go on."""
+        await asyncio.get_running_loop().run_in_executor(None, self._agents[member].stop)
 
     async def shutdown(self) -> None:
-        """Stop the agent (its threads) before Ray ends the process."""
-        await asyncio.get_running_loop().run_in_executor(None, self._agent.stop)
+        """Stop every agent (their threads) before Ray ends the process."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(None, agent.stop)
+                               for agent in self._agents.values()))
+
+
+def start_member(config: Any, tools: ToolRegistry, formats: FormatRegistry | None,
+                 session: Session | None) -> Agent:
+    """One member's agent, started; with a session, it goes on from what is stored (its
+    unfinished turns resume once the host's loop runs: ``resume_member``). The one way a host
+    (re)builds a member, on its first start and after Ray restarted its process."""
+    agent = Agent(config, tools=tools, formats=formats, session=session)
+    agent.start()
+    return agent
+
+
+def _as_task(tool: Any, made: dict[int, Any]) -> Any:
+    """A tool with Ray resources as a Ray task (made once per tool for the whole host)."""
+    if not isinstance(tool, ToolDefinition):
+        return tool
+    if id(tool) not in made:
+        made[id(tool)] = as_ray_task(tool)
+    return made[id(tool)]
+
+
+def _shared_send(router: PeerRouter) -> ToolDefinition:
+    """One ``send_message_to`` for every member of the host: the same tool the local team
+    gives each member, with the sender read from the call's context (one schema and one
+    arguments model per process instead of one per member)."""
+    template = send_message_tool(router, "")
+
+    def send_message_to(recipient_name: str, content: str, context: ToolContext) -> str:
+        return router.deliver(context.agent, recipient_name, content, context.invocation_id)
+
+    send_message_to.__doc__ = template.function.__doc__
+    return dataclasses.replace(template, function=send_message_to)
 
 
 def _portable_event(event: AgentEvent) -> AgentEvent:
