@@ -28,6 +28,7 @@ from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_packing import pack_members
 from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
 from autobyteus_like.runtime.ray_sessions import session_address
+from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 
@@ -68,15 +69,13 @@ class RayBackend:
         # A member's actor writes its own turns to the session the driver holds (a SQLite
         # file its node can reach, or PostgreSQL for several nodes).
         where = None if session is None else session_address(session)
-        if sources:
-            raise ConfigError(f"team {self._mail.name!r}", [
-                "runtime: the ray backend does not run MCP servers or other tool sources yet; "
-                "use backend: local for this team"])
+        # the hosts start the MCP servers their members use (ray_tools_mcp.py)
+        recipes = recipes_for(self._mail.name, sources, config.tools)
         if self._send is None:
             self._send = _placeholder_send()
-        local = Agent(config, tools=[*tools, self._send], formats=formats)
+        local = Agent(config, tools=[*tools, *sources, self._send], formats=formats)
         self._formats = formats  # the team's, the same for every member
-        self._hosted[config.name] = (config, list(tools), where)
+        self._hosted[config.name] = (config, [*tools, *recipes], where)
         remote = RemoteMember(local, self.runtime.delivery_timeout_s,
                               DriverUsage(config, options.get("team_usage")))
         remote.durable = session is not None

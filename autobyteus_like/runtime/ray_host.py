@@ -34,6 +34,7 @@ from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
 from autobyteus_like.runtime.ray_tool import as_ray_task
+from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
@@ -70,11 +71,15 @@ class MemberHost:
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
+        sources = host_sources(recipe for _, tools, _ in members
+                               for recipe in split_recipes(tools)[1])  # one per server
         for config, tools, _ in members:
-            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in tools])
+            plain, recipes = split_recipes(tools)
+            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
-            self._agents[config.name] = start_member(config, registry, formats,
-                                                     self._mails[config.name].session)
+            self._agents[config.name] = start_member(
+                config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
+                self._mails[config.name].session)
         self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:
@@ -204,7 +209,7 @@ class MemberHost:
                                for agent in self._agents.values()))
 
 
-def start_member(config: Any, tools: ToolRegistry, formats: FormatRegistry | None,
+def start_member(config: Any, tools: list[Any], formats: FormatRegistry | None,
                  session: Session | None) -> Agent:
     """One member's agent, started; with a session, it goes on from what is stored (its
     unfinished turns resume once the host's loop runs: ``resume_member``). The one way a host

@@ -148,7 +148,8 @@ class AgentTeam(TeamAnswers):
         ones already started are stopped again; a server that cannot start, an LLM that cannot
         be built (a missing API key or extra) or a tool name no server provides is a
         ``ConfigError`` naming it."""
-        if self.sources and not self._sources_held:
+        # on Ray, each host starts the servers its members use (runtime/ray_tools_mcp.py)
+        if self.sources and not self._sources_held and not isinstance(self.runtime, RayRuntime):
             acquire_all(self.sources, f"team {self.name!r}")
             self._sources_held = True
         starting = ""
