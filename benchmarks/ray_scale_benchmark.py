@@ -22,14 +22,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ray
 
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
-from autobyteus_like.runtime import RayRuntime
-from autobyteus_like.runtime import portable
+from autobyteus_like.runtime import RayRuntime, portable
 from autobyteus_like.runtime.ray_host import host_class
+from autobyteus_like.runtime.ray_member import RemoteMember
 from benchmarks.ray_benchmark import bare_ring
 
 _MIB = 1024 * 1024
@@ -63,8 +63,8 @@ def empty_hosts_rss(count: int) -> int:
     """RSS of ``count`` hosts without members, started like a team's (the host's imports,
     Ray's worker): the hosts' own cost."""
     actor = host_class({"num_cpus": 0, "max_restarts": 0})
-    blob = portable.dumps((None, []))
-    hosts = [actor.remote(f"empty-{i}", blob, {}, None, 30.0) for i in range(count)]
+    blob = ray.put(portable.dumps((None, [])))
+    hosts = [actor.remote(f"empty-{i}", [blob], {}, None, 30.0) for i in range(count)]
     ray.get([host.ready.remote() for host in hosts])
     pids = ray.get([host.pid.remote() for host in hosts])
     total = sum(rss_bytes(pid) for pid in pids)
@@ -83,7 +83,8 @@ def layout(size: int, members_per_worker: int | str) -> dict[str, float]:
     team.start()
     started = time.perf_counter() - start
     try:
-        hosts = {agent.actor_name: agent.handle for agent in team.agents.values()}
+        members = [cast(RemoteMember, agent) for agent in team.agents.values()]
+        hosts = {member.actor_name: member.handle for member in members}
         pids = ray.get([handle.pid.remote() for handle in hosts.values()])
         idle = sum(rss_bytes(pid) for pid in pids)
         ring_start = time.perf_counter()

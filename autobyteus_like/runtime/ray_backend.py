@@ -116,7 +116,8 @@ class RayBackend:
     def _create_hosts(self) -> None:
         """Pack the members into hosts and create every host's actor (Ray starts them all at
         once; each member's ``start`` waits for its host). A host's config is pickled once:
-        its members' configs, their tools and the formats, shared objects once."""
+        its members' configs, their tools and the formats, shared objects once, put in Ray's
+        object store and kept by the driver for the team's life (a restart reads it again)."""
         resources: Any = ray.cluster_resources  # untyped in Ray's stubs
         cpus = (float(resources().get("CPU", 1))
                 if self.runtime.members_per_worker == "auto" else 1.0)
@@ -138,9 +139,10 @@ class RayBackend:
                            lifetime="non_detached", **plan.needs)
             if plan.packed:  # no resources to place it by: over every node
                 options["scheduling_strategy"] = "SPREAD"
-            blob = portable.dumps((self._formats, [self._hosted[m] for m in plan.members]))
-            link.created(host_class(options).remote(link.actor_name, blob, peers, namespace,
-                                                    self.runtime.delivery_timeout_s))
+            link.config = ray.put(portable.dumps(
+                (self._formats, [self._hosted[m] for m in plan.members])))
+            link.created(host_class(options).remote(link.actor_name, [link.config], peers,
+                                                    namespace, self.runtime.delivery_timeout_s))
 
     def _await_hosts(self) -> None:
         """Wait for every host at once (``start_timeout_s`` in all). Those still not running

@@ -48,16 +48,18 @@ class MemberHost:
     """Members inside one Ray actor (an asyncio actor: every method runs on its loop, so
     ``poll`` waits without holding up ``receive``, ``approve`` or ``deny``)."""
 
-    def __init__(self, name: str, blob: bytes, peers: dict[str, str], namespace: str | None,
-                 delivery_timeout_s: float) -> None:
-        # the formats, then per member: its config, its tools, and where its session is
-        # (a SessionAddress; None without one)
-        formats, members = portable.loads(blob)
+    def __init__(self, name: str, stored: list[Any], peers: dict[str, str],
+                 namespace: str | None, delivery_timeout_s: float) -> None:
+        # ``stored``: [a reference to the blob] the driver put in Ray's object store and keeps
+        # for the team's life (so a restart finds it; passed in a list, Ray hands the
+        # reference over instead of the bytes). The blob: the formats, then per member its
+        # config, its tools, and where its session is (a SessionAddress; or None).
+        formats, members = portable.loads(_runtime().get(stored[0]))
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
         self._streaming = False
-        self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
+        self._restarted = bool(_runtime().get_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
         self._taken = {"across": 0, "within": 0}
@@ -248,10 +250,11 @@ def _portable_event(event: AgentEvent) -> AgentEvent:
     return event
 
 
-def _runtime_context() -> Any:
+def _runtime() -> Any:
+    """Ray (imported only here and by the backend)."""
     import ray
 
-    return ray.get_runtime_context()
+    return ray
 
 
 def host_class(options: dict[str, Any]) -> Any:

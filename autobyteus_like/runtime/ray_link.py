@@ -28,6 +28,8 @@ class HostLink:
         self.needs_own = needs_own
         """Whether it asks for resources of its own (else packed: it asks nothing)."""
         self.handle: Any = None
+        self.config: Any = None
+        """The host's config in Ray's object store (kept here: a restart reads it again)."""
         self.incarnation = ""
         self._start_timeout_s = start_timeout_s
         self._ready: Any = None

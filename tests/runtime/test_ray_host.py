@@ -9,6 +9,7 @@ import os
 import signal
 import time
 
+import pytest
 import ray
 
 from autobyteus_like import AgentTeam, TeamConfig
@@ -128,3 +129,19 @@ def wait_restarted(name: str):
             return alive[0]
         assert time.monotonic() < deadline, f"{name} was not restarted within 60 s"
         time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_thousand_members_start_in_two_hosts_and_a_message_goes_round_all_of_them(
+        ray_cluster):
+    """The scale case as a check of behaviour (its figures are in benchmarks/): on this
+    two-CPU cluster ``auto`` packs 1,000 members into two hosts, and a message passes through
+    every member, crossing processes only where the ring crosses hosts."""
+    config = TeamConfig(name="t", coordinator="m0", members=ring(1000))
+    with AgentTeam(config, runtime=RayRuntime(backend="ray")) as team:
+        placed = hosts_of(team)
+        assert sorted(len(members) for members in placed.values()) == [500, 500]
+        assert team.run("go", timeout=300) == "passed"
+        counts = [ray.get(team.agents[members[0]].handle.counts.remote())
+                  for members in placed.values()]
+    assert counts == [{"members": 500, "across": 1, "within": 499}] * 2
