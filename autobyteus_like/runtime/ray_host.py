@@ -25,7 +25,7 @@ from typing import Any
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
-from autobyteus_like.errors import UsageLimitExceededError
+from autobyteus_like.errors import AutobyteusLikeError, UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
@@ -79,9 +79,14 @@ class MemberHost:
             plain, recipes = split_recipes(tools)
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
-            self._agents[config.name] = start_member(
-                config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                self._mails[config.name].session)
+            try:
+                self._agents[config.name] = start_member(
+                    config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
+                    self._mails[config.name].session)
+            except AutobyteusLikeError as exc:  # one line Ray can carry to the driver
+                for agent in self._agents.values():
+                    agent.stop()
+                raise RuntimeError("; ".join(str(exc).splitlines())) from None
         self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 import pytest
 
-from autobyteus_like import AgentTeam
+from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.runtime import RayRuntime
 from tests.mcp.helpers import SDK_SERVER, alive, sdk_stdio, wait_until
@@ -86,3 +87,40 @@ def test_a_killed_host_takes_its_mcp_server_with_it_and_the_restart_starts_one(r
         [after] = servers()
         assert after not in started
     assert wait_until(lambda: not alive(after))
+
+
+def test_a_server_that_cannot_start_in_its_host_is_a_config_error_naming_it(ray_cluster):
+    from autobyteus_like.mcp import MCPToolset
+
+    server = MCPToolset.stdio(sys.executable, ["-c", "pass"], name="fs",
+                              startup_timeout_s=20)  # exits at once
+    config = team_config(member("a", ["hi"], tools=["send_message_to", "fs.*"]))
+    team = AgentTeam(config, tools=[server], runtime=RayRuntime(backend="ray"))
+    with pytest.raises(ConfigError) as caught:
+        team.start()
+    [problem] = caught.value.problems
+    assert problem.startswith("its actor could not start") and "mcp server 'fs'" in problem
+    assert servers() == []
+
+
+def test_a_tool_source_a_host_cannot_rebuild_is_refused_by_name(ray_cluster):
+    class Elsewhere:  # a ToolSource that is no MCP server
+        namespace = "far"
+
+        def acquire(self):
+            raise AssertionError("never started")
+
+        def release(self): ...
+
+        def tools(self):
+            return []
+
+        def watch(self, callback):
+            return lambda: None
+
+    config = team_config(member("a", ["hi"], tools=["send_message_to", "far.*"]))
+    with pytest.raises(ConfigError) as caught:
+        AgentTeam(config, tools=[Elsewhere()], runtime=RayRuntime(backend="ray"))
+    assert caught.value.problems == [
+        "runtime: members on Ray run MCP servers in their hosts; a tool source of type "
+        "Elsewhere cannot be moved there (use backend: local)"]
