@@ -28,9 +28,11 @@ from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_packing import pack_members
 from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
 from autobyteus_like.runtime.ray_sessions import session_address
+from autobyteus_like.runtime.ray_team_budget import open_keeper
 from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
+from autobyteus_like.usage.report import TeamUsage
 
 __all__ = ["RayBackend"]
 
@@ -59,6 +61,8 @@ class RayBackend:
         self._pump: threading.Thread | None = None
         self._stopping = threading.Event()
         self._tracked: set[str] = set()  # the messages between members counted in flight
+        self._team_usage: TeamUsage | None = None
+        self._keeper: Any = None
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> RemoteMember:
@@ -71,6 +75,7 @@ class RayBackend:
         where = None if session is None else session_address(session)
         # the hosts start the MCP servers their members use (ray_tools_mcp.py)
         recipes = recipes_for(self._mail.name, sources, config.tools)
+        self._team_usage = options.get("team_usage")
         if self._send is None:
             self._send = _placeholder_send()
         local = Agent(config, tools=[*tools, *sources, self._send], formats=formats)
@@ -107,6 +112,11 @@ class RayBackend:
             self._owns_ray = True
         else:
             self._check_same_cluster()
+        self._keeper, budget = open_keeper(f"{self._team_id}/budget", self.runtime.namespace,
+                                           self._team_usage)  # the team's limits, if any
+        if budget is not None:
+            for _, tools, _ in self._hosted.values():
+                tools.append(budget)
         self._create_hosts()
         self._await_hosts()
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
@@ -174,6 +184,9 @@ class RayBackend:
             self._pump.join(timeout=10)
         for host in self.hosts:  # normally ended already, with their last member
             host.end()
+        if self._keeper is not None:
+            ray.kill(self._keeper, no_restart=True)
+            self._keeper = None
         if self._owns_ray:
             self._owns_ray = False
             ray.shutdown()

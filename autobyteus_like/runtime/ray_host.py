@@ -33,13 +33,14 @@ from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
+from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
-from autobyteus_like.usage.report import UsageReport
+from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["MemberHost", "host_class", "start_member"]
 
@@ -77,12 +78,14 @@ class MemberHost:
                                for recipe in split_recipes(tools)[1])  # one per server
         for config, tools, _ in members:
             plain, recipes = split_recipes(tools)
+            plain, budget = take_address(plain)  # the team's limits, kept by the driver's
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                    self._mails[config.name].session)
+                    self._mails[config.name].session,
+                    None if budget is None else budget.team_usage())
             except AutobyteusLikeError as exc:  # one line Ray can carry to the driver
                 for agent in self._agents.values():
                     agent.stop()
@@ -217,11 +220,11 @@ class MemberHost:
 
 
 def start_member(config: Any, tools: list[Any], formats: FormatRegistry | None,
-                 session: Session | None) -> Agent:
+                 session: Session | None, team_usage: TeamUsage | None = None) -> Agent:
     """One member's agent, started; with a session, it goes on from what is stored (its
     unfinished turns resume once the host's loop runs: ``resume_member``). The one way a host
     (re)builds a member, on its first start and after Ray restarted its process."""
-    agent = Agent(config, tools=tools, formats=formats, session=session)
+    agent = Agent(config, tools=tools, formats=formats, session=session, team_usage=team_usage)
     agent.start()
     return agent
 

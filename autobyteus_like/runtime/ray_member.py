@@ -209,7 +209,9 @@ class RemoteMember:
             if ended is None and (self.durable or incarnation not in self._dead):
                 return self._pending.add(message_id, reply, owner=incarnation)
         if ended is not None:
-            _settle(reply, self.name, ended)
+            error = _settle(reply, self.name, ended)
+            if error is not None:
+                self._usage.run_ended(error)
         else:
             reply.set_exception(AgentTurnError(self.name, DIED))
         return reply
@@ -220,7 +222,9 @@ class RemoteMember:
             if reply is None:  # ended before the sender's report of it reached us
                 self._ended_early[record.message_id] = record
                 return
-        _settle(reply, self.name, record)
+        error = _settle(reply, self.name, record)
+        if error is not None:  # a limit ended the run of the whole team, as locally
+            self._usage.run_ended(error)
 
     def publish(self, event: AgentEvent) -> None:
         self._usage.see(event)
@@ -245,11 +249,13 @@ class RemoteMember:
         self.incarnation = incarnation
 
 
-def _settle(reply: Future[str], member: str, record: TurnEnded) -> None:
-    """The reply as a local member gives it: a crossed limit is the same error."""
+def _settle(reply: Future[str], member: str, record: TurnEnded
+            ) -> UsageLimitExceededError | None:
+    """The reply as a local member gives it: a crossed limit is the same error (returned)."""
     if record.limit is not None and not reply.done():
         scope, limit, allowed, figure, detail = record.limit
-        reply.set_exception(UsageLimitExceededError(scope, limit, allowed, figure,
-                                                    detail=detail))
-        return
+        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail)
+        reply.set_exception(error)
+        return error
     settle(reply, member, record.answer, record.error)
+    return None
