@@ -166,7 +166,8 @@ def message_bytes() -> dict[str, int]:
     record = Delivered(agent="a0", message_id="0123456789ab:17", recipient="a1",
                        content="hop", incarnation="0123456789ab")
     ended = TurnEnded(agent="a1", message_id="0123456789ab:17", answer="passed")
-    return {"receive args": len(pickle.dumps(("0123456789ab:17", "hop", "a0"), protocol=5)),
+    return {"receive args": len(pickle.dumps(("a1", "0123456789ab:17", "hop", "a0"),
+                                             protocol=5)),
             "Delivered record": len(pickle.dumps(record, protocol=5)),
             "TurnEnded record": len(pickle.dumps(ended, protocol=5))}
 

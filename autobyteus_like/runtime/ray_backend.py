@@ -36,6 +36,9 @@ from autobyteus_like.usage.report import TeamUsage
 
 __all__ = ["RayBackend"]
 
+_INLINE_BYTES = 100 * 1024
+"""Ray's own limit for arguments carried in a call (``max_direct_call_object_size``)."""
+
 _WAKE_S = 0.2
 """How often the pump looks up from ``ray.wait`` to notice a stop (Ray has no way to wake a
 ``ray.wait`` from another thread)."""
@@ -126,8 +129,9 @@ class RayBackend:
     def _create_hosts(self) -> None:
         """Pack the members into hosts and create every host's actor (Ray starts them all at
         once; each member's ``start`` waits for its host). A host's config is pickled once:
-        its members' configs, their tools and the formats, shared objects once, put in Ray's
-        object store and kept by the driver for the team's life (a restart reads it again)."""
+        its members' configs, their tools and the formats, shared objects once; a large one is
+        put in Ray's object store and kept by the driver for the team's life (a restart reads
+        it again)."""
         resources: Any = ray.cluster_resources  # untyped in Ray's stubs
         cpus = (float(resources().get("CPU", 1))
                 if self.runtime.members_per_worker == "auto" else 1.0)
@@ -149,8 +153,9 @@ class RayBackend:
                            lifetime="non_detached", **plan.needs)
             if plan.packed:  # no resources to place it by: over every node
                 options["scheduling_strategy"] = "SPREAD"
-            link.config = ray.put(portable.dumps(
-                (self._formats, [self._hosted[m] for m in plan.members])))
+            blob = portable.dumps((self._formats, [self._hosted[m] for m in plan.members]))
+            # a small one travels in the actor's creation call; a large one once, by reference
+            link.config = blob if len(blob) < _INLINE_BYTES else ray.put(blob)
             link.created(host_class(options).remote(link.actor_name, [link.config], peers,
                                                     namespace, self.runtime.delivery_timeout_s))
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
-from autobyteus_like.errors import AutobyteusLikeError, UsageLimitExceededError
+from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
@@ -42,7 +42,21 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.report import TeamUsage, UsageReport
 
-__all__ = ["MemberHost", "host_class", "start_member"]
+__all__ = ["MemberHost", "MemberStartFailed", "host_class", "start_member"]
+
+
+class MemberStartFailed(Exception):
+    """A member of the host could not start (an LLM without its key, ...): the host's
+    ``__init__`` fails with it, and the driver reads the member and the reason from the last
+    line Ray reports: ``MemberStartFailed: member 'NAME': REASON``."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(f"member {member!r}: {reason}")
+        self.member = member
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return MemberStartFailed, (self.member, self.reason)
 
 
 class MemberHost:
@@ -51,11 +65,12 @@ class MemberHost:
 
     def __init__(self, name: str, stored: list[Any], peers: dict[str, str],
                  namespace: str | None, delivery_timeout_s: float) -> None:
-        # ``stored``: [a reference to the blob] the driver put in Ray's object store and keeps
-        # for the team's life (so a restart finds it; passed in a list, Ray hands the
-        # reference over instead of the bytes). The blob: the formats, then per member its
+        # ``stored``: [the blob], or for a large one [a reference to it] the driver put in
+        # Ray's object store and keeps for the team's life (so a restart finds it; in a list,
+        # Ray hands the reference over as it is). The blob: the formats, then per member its
         # config, its tools, and where its session is (a SessionAddress; or None).
-        formats, members = portable.loads(_runtime().get(stored[0]))
+        blob = stored[0] if isinstance(stored[0], bytes) else _runtime().get(stored[0])
+        formats, members = portable.loads(blob)
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
@@ -86,10 +101,12 @@ class MemberHost:
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
                     self._mails[config.name].session,
                     None if budget is None else budget.team_usage())
-            except AutobyteusLikeError as exc:  # one line Ray can carry to the driver
+            except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
-                raise RuntimeError("; ".join(str(exc).splitlines())) from None
+                reason = "; ".join(line.strip() for line in str(exc).splitlines()
+                                   if line.strip())  # one line: Ray reports the last
+                raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
         self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:

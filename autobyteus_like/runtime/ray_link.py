@@ -5,6 +5,7 @@ it hosts has stopped."""
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from typing import Any
 
@@ -14,6 +15,9 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from autobyteus_like.errors import ConfigError
 
 __all__ = ["HostLink"]
+
+_MEMBER_FAILED = re.compile(r"^(?:[\w.]+\.)?MemberStartFailed: member '(.+?)': (.*)$")
+"""The last line Ray reports of a host whose member could not start (ray_host.py)."""
 
 
 class HostLink:
@@ -64,9 +68,12 @@ class HostLink:
                     f"{self.needs}; the cluster has {free()} free"]) from None
             except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
                 cause = str(exc).strip().splitlines()
+                last = cause[-1] if cause else type(exc).__name__
+                failed = _MEMBER_FAILED.match(last)
+                if failed:  # one of its members could not start: named, with the reason
+                    raise ConfigError(f"member {failed[1]!r}", [failed[2]]) from None
                 raise ConfigError(f"member {member!r}", [
-                    f"its actor could not start: {cause[-1] if cause else type(exc).__name__}"]
-                ) from None
+                    f"its actor could not start: {last}"]) from None
             return self.incarnation
 
     def stream(self, timeout_s: float) -> None:

@@ -145,3 +145,24 @@ def test_a_thousand_members_start_in_two_hosts_and_a_message_goes_round_all_of_t
         counts = [ray.get(team.agents[members[0]].handle.counts.remote())
                   for members in placed.values()]
     assert counts == [{"members": 500, "across": 1, "within": 499}] * 2
+
+
+def test_a_member_that_cannot_start_is_named_and_nothing_is_left(ray_cluster):
+    """Packed with a sound member, one whose LLM needs a key nobody set: the host cannot
+    start; the error names that member and why, and no actor is left."""
+    from ray.util.state import list_actors
+
+    from autobyteus_like import AgentConfig, ConfigError
+
+    broken = AgentConfig(name="b", llm={"provider": "openai", "model": "gpt-4o-mini",
+                                        "api_key_env": "AUTOBYTEUS_TEST_NO_SUCH_KEY"})
+    team = AgentTeam(team_config(member("a", ["hi"]), broken),
+                     runtime=RayRuntime(backend="ray", members_per_worker=2))
+    with pytest.raises(ConfigError) as caught:
+        team.start()
+    assert str(caught.value) == (
+        "member 'b': the openai provider needs an API key: set the AUTOBYTEUS_TEST_NO_SUCH_KEY "
+        "environment variable (or api_key_env / api_key)")
+    name = team.agents["a"].actor_name
+    assert name == team.agents["b"].actor_name
+    assert {a.state for a in list_actors(filters=[("name", "=", name)])} == {"DEAD"}
