@@ -145,8 +145,9 @@ class RemoteMember:
 
     def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
              trace_parent: object | None = None) -> Future[str]:
-        """Deliver to the member's actor (a session's mail id and a span parent do not cross
-        yet: sessions are refused on Ray, spans stay per process)."""
+        """Deliver to the member's host; a stored message (``mail_id``, with a session) is
+        owed under its mail id, which a restarted host answers under too (a span parent does
+        not cross yet: spans stay per process)."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
         if not self.running:

@@ -99,7 +99,7 @@ def test_a_server_that_cannot_start_in_its_host_is_a_config_error_naming_it(ray_
     with pytest.raises(ConfigError) as caught:
         team.start()
     [problem] = caught.value.problems
-    assert problem.startswith("its actor could not start") and "mcp server 'fs'" in problem
+    assert problem.startswith("agent 'a': mcp server 'fs': could not start")
     assert servers() == []
 
 
