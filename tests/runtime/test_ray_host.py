@@ -166,3 +166,39 @@ def test_a_member_that_cannot_start_is_named_and_nothing_is_left(ray_cluster):
     name = team.agents["a"].actor_name
     assert name == team.agents["b"].actor_name
     assert {a.state for a in list_actors(filters=[("name", "=", name)])} == {"DEAD"}
+
+
+def test_every_turn_in_a_killed_host_fails_for_its_sender_and_other_hosts_go_on(ray_cluster):
+    """The worker and the keeper share a host, the lead is in another. Both are blocked in a
+    tool (the worker on the lead's message, the keeper on the driver's) when their host is
+    killed: the lead is told its message could not be handled, the driver's reply fails, and
+    the team finishes."""
+    from tests.runtime.helpers import until_quiet
+
+    lead = member("lead", [call("send_message_to", recipient_name="worker", content="work"),
+                           "asked the worker", "the worker failed; noted"])
+    worker = member("worker", [call("block"), "never"], tools=["block"])
+    keeper = member("keeper", [call("block"), "never"], tools=["block"])
+    config = TeamConfig(name="t", coordinator="lead", members=[worker, keeper, lead])
+    runtime = RayRuntime(backend="ray", members_per_worker=2, max_restarts=1)
+    with AgentTeam(config, tools=[block], runtime=runtime) as team:
+        placed = hosts_of(team)
+        assert sorted(placed.values()) == [["lead"], ["worker", "keeper"]]
+        events = team.events()
+        kept = team.agents["keeper"].send("hold this")
+        team.send("go")
+        blocked: set[str] = set()
+        while not {"worker", "keeper"} <= blocked:
+            event = events.get(timeout=60)
+            if isinstance(event, ToolStarted):
+                blocked.add(event.agent)
+        pid = ray.get(team.agents["worker"].handle.pid.remote())
+        os.kill(pid, signal.SIGKILL)
+        seen = until_quiet(events)
+        assert seen[-1].answer == "the worker failed; noted"
+        with pytest.raises(Exception, match="its worker process died mid-turn"):
+            kept.result(timeout=60)
+        shown = team.agents["lead"].fetch_llm().requests[-1].messages[-1].content
+        assert shown.startswith("Message from worker:\nYour message could not be handled by "
+                                "worker: agent 'worker': its worker process died mid-turn")
+        events.close()
