@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -72,6 +71,7 @@ class HostMail:
         self.member = member
         self._lock = threading.Lock()
         self._taken: set[str] = set()
+        self._seq: int | None = None
 
     @property
     def durable(self) -> bool:
@@ -86,9 +86,19 @@ class HostMail:
         mail_id = f"{self.member}/{call_id}"
         if not session.store.has_mail(session.name, mail_id):
             session.store.queue_mail(session.name, MailRecord(
-                mail_id=mail_id, seq=time.time_ns() // 1000, sender=self.member,
+                mail_id=mail_id, seq=self._next_seq(session), sender=self.member,
                 recipient=recipient, content=content, state=MailState.QUEUED))
         return mail_id
+
+    def _next_seq(self, session: Session) -> int:
+        """The order of a message among the session's: after the last one stored when this
+        member first sent (processes number on their own: two may share a number; the
+        store's order only needs to keep each sender's messages in order)."""
+        with self._lock:
+            if self._seq is None:
+                self._seq = session.last_mail_seq()
+            self._seq += 1
+            return self._seq
 
     def take(self, message_id: str) -> bool:
         """Whether the member takes this message now (False: it took it already, in this
