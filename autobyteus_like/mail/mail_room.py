@@ -54,8 +54,7 @@ class MailRoom:
     def __init__(self, team: str, coordinator: str, publisher: EventPublisher, *,
                  session: Session | None = None,
                  before_send: Callable[[], None] = lambda: None,
-                 parent_of: Callable[[str, str | None], object | None] = lambda s, c: None,
-                 stores_mail: bool = True) -> None:
+                 parent_of: Callable[[str, str | None], object | None] = lambda s, c: None) -> None:
         self.name = team
         self.coordinator = coordinator
         self.members: Mapping[str, Mailbox] = {}
@@ -63,7 +62,6 @@ class MailRoom:
         self._publisher = publisher
         self._before_send = before_send
         self._parent_of = parent_of
-        self._stores_mail = stores_mail and session is not None
         self._lock = threading.Condition()
         self._in_flight = 0
         self._stopping = False
@@ -137,7 +135,7 @@ class MailRoom:
     def _queue(self, recipient: str, content: str, sender: str | None,
                mail_id: str | None) -> str | None:
         session = self.session
-        if session is None or not self._stores_mail:
+        if session is None:
             return None
         from autobyteus_like.store.records import MailRecord, MailState
 

@@ -34,11 +34,12 @@ class RayRuntime(BaseModel):
     ``address``: ``auto`` joins the cluster this machine belongs to, ``local`` starts one in
     this process (or uses the one ``ray.init`` already started), ``ray://host:port`` connects
     through Ray Client, ``host:port`` to a head node's GCS. ``max_restarts``: how often Ray
-    restarts a host whose process died, with all its members (the senders of the messages
-    they were handling get an error). ``members_per_worker``: how many members share one host
-    (one worker process): ``auto`` packs the members into as many hosts as the cluster has
-    CPUs (one interpreter per core), ``1`` gives each member a process of its own; a member
-    that asks for resources of its own always gets a host of its own. ``init``: extra
+    restarts a host whose process died, with all its members (without a session the senders
+    of the messages they were handling get an error; with one, the members resume them).
+    ``members_per_worker``: how many members share one host (one worker process): ``auto``
+    packs the members into as many hosts as the cluster has CPUs (one interpreter per core),
+    ``1`` gives each member a process of its own; a member that asks for resources of its own
+    always gets a host of its own. ``init``: extra
     ``ray.init`` keyword arguments.
     """
 

@@ -27,8 +27,12 @@ from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_packing import pack_members
 from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
+from autobyteus_like.runtime.ray_sessions import session_address
+from autobyteus_like.runtime.ray_team_budget import open_keeper
+from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
+from autobyteus_like.usage.report import TeamUsage
 
 __all__ = ["RayBackend"]
 
@@ -59,6 +63,9 @@ class RayBackend:
         self._owns_ray = False
         self._pump: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._tracked: set[str] = set()  # the messages between members counted in flight
+        self._team_usage: TeamUsage | None = None
+        self._keeper: Any = None
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> RemoteMember:
@@ -68,19 +75,18 @@ class RayBackend:
                 "runtime: members on Ray need a session store they can open themselves"])
         # A member's actor writes its own turns to the session the driver holds (a SQLite
         # file its node can reach, or PostgreSQL for several nodes).
-        where = None if session is None else (session.name, session.location,
-                                              session.durability)
-        if sources:
-            raise ConfigError(f"team {self._mail.name!r}", [
-                "runtime: the ray backend does not run MCP servers or other tool sources yet; "
-                "use backend: local for this team"])
+        where = None if session is None else session_address(session)
+        # the hosts start the MCP servers their members use (ray_tools_mcp.py)
+        recipes = recipes_for(self._mail.name, sources, config.tools)
+        self._team_usage = options.get("team_usage")
         if self._send is None:
             self._send = _placeholder_send()
-        local = Agent(config, tools=[*tools, self._send], formats=formats)
+        local = Agent(config, tools=[*tools, *sources, self._send], formats=formats)
         self._formats = formats  # the team's, the same for every member
-        self._hosted[config.name] = (config, list(tools), where)
+        self._hosted[config.name] = (config, [*tools, *recipes], where)
         remote = RemoteMember(local, self.runtime.delivery_timeout_s,
                               DriverUsage(config, options.get("team_usage")))
+        remote.durable = session is not None
         self._members[config.name] = remote
         return remote
 
@@ -109,6 +115,11 @@ class RayBackend:
             self._owns_ray = True
         else:
             self._check_same_cluster()
+        self._keeper, budget = open_keeper(f"{self._team_id}/budget", self.runtime.namespace,
+                                           self._team_usage)  # the team's limits, if any
+        if budget is not None:
+            for _, tools, _ in self._hosted.values():
+                tools.append(budget)
         self._create_hosts()
         self._await_hosts()
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
@@ -178,6 +189,9 @@ class RayBackend:
             self._pump.join(timeout=10)
         for host in self.hosts:  # normally ended already, with their last member
             host.end()
+        if self._keeper is not None:
+            ray.kill(self._keeper, no_restart=True)
+            self._keeper = None
         if self._owns_ray:
             self._owns_ray = False
             ray.shutdown()
@@ -216,6 +230,9 @@ class RayBackend:
             try:
                 member = self._members[item.agent]
                 if isinstance(item, Delivered):
+                    if item.message_id in self._tracked:  # told again after a restart
+                        continue
+                    self._tracked.add(item.message_id)
                     recipient = self._members[item.recipient]
                     reply = recipient.expect(item.message_id, item.incarnation)
                     self._mail.track(item.recipient, item.agent, item.content, reply)

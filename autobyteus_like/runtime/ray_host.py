@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import itertools
 import threading
 import uuid
@@ -31,11 +32,15 @@ from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
+from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
+from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
+from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
+from autobyteus_like.store.session import Session
 from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
-from autobyteus_like.usage.report import UsageReport
+from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["MemberHost", "host_class", "start_member"]
 
@@ -49,7 +54,7 @@ class MemberHost:
         # ``stored``: [the blob], or for a large one [a reference to it] the driver put in
         # Ray's object store and keeps for the team's life (so a restart finds it; in a list,
         # Ray hands the reference over as it is). The blob: the formats, then per member its
-        # config, its tools, and where its session is (name, location, durability; or None).
+        # config, its tools, and where its session is (a SessionAddress; or None).
         blob = stored[0] if isinstance(stored[0], bytes) else _runtime().get(stored[0])
         formats, members = portable.loads(blob)
         self.name = name
@@ -63,22 +68,32 @@ class MemberHost:
         """Messages its members took: from other processes (the driver, other hosts), and
         from members of this host (counted from several threads: under ``_counting``)."""
         self._counting = threading.Lock()
+        self._mails = {config.name: HostMail(None if where is None else where.attach(),
+                                             config.name) for config, _, where in members}
         self._router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
-                                  self._next_id, self._take)
+                                  self._next_id, self._take, self._mails)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
-        for config, tools, where in members:
-            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in tools])
+        sources = host_sources(recipe for _, tools, _ in members
+                               for recipe in split_recipes(tools)[1])  # one per server
+        for config, tools, _ in members:
+            plain, recipes = split_recipes(tools)
+            plain, budget = take_address(plain)  # the team's limits, kept by the driver's
+            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
             try:
-                self._agents[config.name] = start_member(config, registry, formats, where)
+                self._agents[config.name] = start_member(
+                    config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
+                    self._mails[config.name].session,
+                    None if budget is None else budget.team_usage())
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
                 reason = "; ".join(line.strip() for line in str(exc).splitlines()
                                    if line.strip())  # one line: Ray reports the last
                 raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
+        self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
@@ -88,6 +103,11 @@ class MemberHost:
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._stream_all(self._stream)
+            # what a session's earlier process left unfinished, reported into the stream
+            for member, agent in self._agents.items():
+                self._resumed[member] = resume_member(
+                    agent, self._mails[member], self._restarted, self._report,
+                    functools.partial(self._turn_ended, member))
         return self._stream
 
     def _stream_all(self, stream: AsyncEventSubscription) -> None:
@@ -114,6 +134,12 @@ class MemberHost:
         self._on_loop()
         return self.incarnation
 
+    async def resumed(self, member: str) -> list[tuple[str, int, str, str | None]]:
+        """The stored turns ``member`` went on with when this host first started (message
+        id, turn id, text, sender), told once: the driver owes their replies from now on."""
+        self._on_loop()
+        return self._resumed.pop(member, [])
+
     async def pid(self) -> int:
         import os
 
@@ -126,19 +152,23 @@ class MemberHost:
             return {"members": len(self._agents), **self._taken}
 
     async def receive(self, member: str, message_id: str, content: str,
-                      sender: str | None) -> str:
+                      sender: str | None, mail_id: str | None = None) -> str:
         """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
-        Returns the incarnation that took it."""
+        Returns the incarnation that took it. A stored message (``mail_id``) is taken once
+        (a sender's call that runs again offers it again)."""
         self._on_loop()
-        incarnation = self._take(member, message_id, content, sender)
+        incarnation = self._take(member, message_id, content, sender, mail_id)
         with self._counting:
             self._taken["across"] += 1
         return incarnation
 
-    def _take(self, member: str, message_id: str, content: str, sender: str | None) -> str:
+    def _take(self, member: str, message_id: str, content: str, sender: str | None,
+              mail_id: str | None = None) -> str:
         """``receive``'s work, also called straight from a tool thread of this process for a
         message between two of its members."""
-        reply = self._agents[member].send(content, sender=sender)
+        if mail_id is not None and not self._mails[member].take(mail_id):
+            return self.incarnation  # taken before: its turn's end is reported once
+        reply = self._agents[member].send(content, sender=sender, mail_id=mail_id)
         if sender in self._agents:
             with self._counting:
                 self._taken["within"] += 1
@@ -192,21 +222,13 @@ class MemberHost:
                                for agent in self._agents.values()))
 
 
-def start_member(config: Any, tools: ToolRegistry, formats: FormatRegistry | None,
-                 where: Any) -> Agent:
-    """One member's agent, started; with a session, it goes on from what is stored. The one
-    way a host (re)builds a member, on its first start and after Ray restarted its process."""
-    session = None
-    if where is not None:
-        from autobyteus_like.store.session import Session
-
-        session = Session.attached(*where)
-    agent = Agent(config, tools=tools, formats=formats, session=session)
+def start_member(config: Any, tools: list[Any], formats: FormatRegistry | None,
+                 session: Session | None, team_usage: TeamUsage | None = None) -> Agent:
+    """One member's agent, started; with a session, it goes on from what is stored (its
+    unfinished turns resume once the host's loop runs: ``resume_member``). The one way a host
+    (re)builds a member, on its first start and after Ray restarted its process."""
+    agent = Agent(config, tools=tools, formats=formats, session=session, team_usage=team_usage)
     agent.start()
-    # The driver told the senders of messages in flight when this member's process died:
-    # their turns end here as failed, and the conversation goes on from what is stored.
-    agent.abandon_unfinished(
-        f"agent {config.name!r}: its worker process died mid-turn; the sender was told")
     return agent
 
 

@@ -58,6 +58,9 @@ class RemoteMember:
         self._ids = itertools.count(1)
         self._stopped = False
         self._streaming = False
+        self.durable = False
+        """Whether its turns are stored (a session): a restarted process goes on with them,
+        so a death fails no reply until no process comes back."""
 
     # -- the Agent surface ---------------------------------------------------------------------
 
@@ -87,8 +90,13 @@ class RemoteMember:
         return self._local.resolve_tools()
 
     def resume(self) -> list[ResumedTurn]:
-        """Nothing to resume: durable sessions are refused on Ray."""
-        return []
+        """The stored turns its host went on with when it started (a session its last
+        driver left unfinished), each with the reply it now owes."""
+        if not self.durable or not self.running:
+            return []
+        resumed = ray.get(self.handle.resumed.remote(self.name), timeout=self._timeout_s)
+        return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
+                for message_id, turn_id, text, sender in resumed]
 
     def new_run(self, conversation: list[Message] | None = None) -> None:
         """Not on Ray: a new run of a Ray team is a new start."""
@@ -137,17 +145,18 @@ class RemoteMember:
 
     def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
              trace_parent: object | None = None) -> Future[str]:
-        """Deliver to the member's actor (a session's mail id and a span parent do not cross
-        yet: sessions are refused on Ray, spans stay per process)."""
+        """Deliver to the member's host; a stored message (``mail_id``, with a session) is
+        owed under its mail id, which a restarted host answers under too (a span parent does
+        not cross yet: spans stay per process)."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
         if not self.running:
             raise not_running(self.name, "with team:")
-        message_id = f"driver:{next(self._ids)}"
+        message_id = mail_id or f"driver:{next(self._ids)}"  # stored: its mail id
         reply = self._pending.add(message_id)
         try:
             incarnation = ray.get(
-                self.handle.receive.remote(self.name, message_id, text, sender),
+                self.handle.receive.remote(self.name, message_id, text, sender, mail_id),
                 timeout=self._timeout_s)
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             self._pending.take(message_id)
@@ -155,8 +164,11 @@ class RemoteMember:
                                     f"{type(exc).__name__}") from None
         with self._lock:
             self._pending.own(message_id, incarnation)
-            dead = incarnation in self._dead
-        if dead:
+            dead = incarnation in self._dead and not self.durable
+            ended = self._ended_early.pop(message_id, None)  # taken and ended before
+        if ended is not None:
+            self.turn_ended(ended)
+        elif dead:
             self._pending.fail(message_id, DIED)
         return reply
 
@@ -195,10 +207,12 @@ class RemoteMember:
         reply: Future[str] = Future()
         with self._lock:
             ended = self._ended_early.pop(message_id, None)
-            if ended is None and incarnation not in self._dead:
+            if ended is None and (self.durable or incarnation not in self._dead):
                 return self._pending.add(message_id, reply, owner=incarnation)
         if ended is not None:
-            _settle(reply, self.name, ended)
+            error = _settle(reply, self.name, ended)
+            if error is not None:
+                self._usage.run_ended(error)
         else:
             reply.set_exception(AgentTurnError(self.name, DIED))
         return reply
@@ -209,7 +223,9 @@ class RemoteMember:
             if reply is None:  # ended before the sender's report of it reached us
                 self._ended_early[record.message_id] = record
                 return
-        _settle(reply, self.name, record)
+        error = _settle(reply, self.name, record)
+        if error is not None:  # a limit ended the run of the whole team, as locally
+            self._usage.run_ended(error)
 
     def publish(self, event: AgentEvent) -> None:
         self._usage.see(event)
@@ -224,6 +240,8 @@ class RemoteMember:
             if self.incarnation:
                 self._dead.add(self.incarnation)
             dead = set(self._dead)
+        if self.durable and not for_good:  # the restarted process resumes them
+            return
         self._pending.fail_all(AgentTurnError(self.name, DIED),
                                owned_by=None if for_good else dead.__contains__)
 
@@ -232,11 +250,13 @@ class RemoteMember:
         self.incarnation = incarnation
 
 
-def _settle(reply: Future[str], member: str, record: TurnEnded) -> None:
-    """The reply as a local member gives it: a crossed limit is the same error."""
+def _settle(reply: Future[str], member: str, record: TurnEnded
+            ) -> UsageLimitExceededError | None:
+    """The reply as a local member gives it: a crossed limit is the same error (returned)."""
     if record.limit is not None and not reply.done():
         scope, limit, allowed, figure, detail = record.limit
-        reply.set_exception(UsageLimitExceededError(scope, limit, allowed, figure,
-                                                    detail=detail))
-        return
+        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail)
+        reply.set_exception(error)
+        return error
     settle(reply, member, record.answer, record.error)
+    return None

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import cast
 
 from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import (
     AgentEvent,
     LLMRequestStarted,
@@ -67,6 +68,11 @@ class DriverUsage:
             self._tally.tool_calls += tool_calls
         for ledger in self._ledgers():
             ledger.add_calls(llm_calls, tool_calls)
+
+    def run_ended(self, error: UsageLimitExceededError) -> None:
+        """A limit ended the member's run: it ends its team's run too, as locally."""
+        if self._team is not None:
+            self._team.run.end(error)
 
     def _ledgers(self) -> tuple[UsageLedger, ...]:
         team = self._team

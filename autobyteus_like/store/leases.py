@@ -132,6 +132,12 @@ class Leases:
                 self._tx.unfence(name)
         return None
 
+    def generation(self, name: str, owner: str) -> int:
+        """The generation of ``owner``'s lease on the session (0 when ``owner`` does not hold
+        it: a fence of that generation refuses every write)."""
+        rows = self._tx.rows("SELECT owner, generation FROM sessions WHERE name = ?", name)
+        return int(rows[0][1]) if rows and rows[0][0] == owner else 0
+
     def is_held(self, name: str) -> str | None:
         """The live process holding the session, if one does."""
         rows = self._tx.rows("SELECT owner, lease_until_ms FROM sessions WHERE name = ?", name)

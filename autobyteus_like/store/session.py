@@ -59,12 +59,17 @@ class Session:
         self._released = threading.Event()
 
     @classmethod
-    def attached(cls, name: str, location: str, durability: Durability = "process") -> Session:
+    def attached(cls, name: str, location: str, durability: Durability = "process", *,
+                 holder: str) -> Session:
         """The session as seen from another process of the same run (a team member's Ray
-        actor): it writes its agent's turns under the lease the team's process holds, and
-        takes or gives up nothing."""
+        actor): it writes its agent's turns under the lease the team's process (``holder``,
+        its lease owner) holds, and takes or gives up nothing. Its writes are fenced by that
+        lease's generation, so none lands once another process took the session over."""
         session = cls(name, location, durability=durability)
         session.held = session._attached = True
+        session.owner = holder
+        session.store.transactions.fence(name, holder, session.store.leases.generation(
+            name, holder))
         return session
 
     def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:

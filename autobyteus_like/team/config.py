@@ -129,12 +129,6 @@ class TeamConfig(BaseModel):
         unknown = sorted(set(self.member_resources) - set(names))
         if unknown:
             raise ValueError(f"member_resources names no member: {', '.join(unknown)}")
-        limited = (["limits"] if self.limits is not None else []) + [
-            f"members[{i}].limits" for i, member in enumerate(self.members)
-            if member.limits is not None]
-        if limited and self.runtime.backend == "ray":
-            raise ValueError(f"runtime: the ray backend does not enforce usage limits yet "
-                             f"({', '.join(limited)}); use backend: local, or remove them")
         return self
 
     def effective_member(self, member: AgentConfig) -> AgentConfig:

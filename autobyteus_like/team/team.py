@@ -95,13 +95,10 @@ class AgentTeam(TeamAnswers):
         self._usage = TeamUsage(config.name, config.limits)
         self.runtime = runtime or config.runtime
         """Where the members live (``runtime:`` of the config unless given here)."""
-        # Not on Ray, where members write to each other directly: there a session keeps each
-        # member's conversation, and messages in flight when a process dies fail (their
-        # senders are told).
+        # On Ray, members store the messages they write to each other in their own processes
         self.mail = MailRoom(config.name, config.coordinator, self._publisher, session=session,
                              before_send=self._resume_if_due,
-                             parent_of=self.tracing.directory.get,
-                             stores_mail=not isinstance(self.runtime, RayRuntime))
+                             parent_of=self.tracing.directory.get)
         """The team's mail: delivery, messages in flight, quiescence."""
         self._backend = open_backend(self.runtime, self.mail, config.member_resources)
         self.agents: dict[str, Member] = {}
@@ -153,7 +150,8 @@ class AgentTeam(TeamAnswers):
         ones already started are stopped again; a server that cannot start, an LLM that cannot
         be built (a missing API key or extra) or a tool name no server provides is a
         ``ConfigError`` naming it."""
-        if self.sources and not self._sources_held:
+        # on Ray, each host starts the servers its members use (runtime/ray_tools_mcp.py)
+        if self.sources and not self._sources_held and not isinstance(self.runtime, RayRuntime):
             acquire_all(self.sources, f"team {self.name!r}")
             self._sources_held = True
         starting = ""

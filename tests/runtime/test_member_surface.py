@@ -139,3 +139,24 @@ def test_usage_counts_what_was_asked_and_run(runtime):
         run = team.agents["lead"].usage.run
         assert (run.llm_calls, run.tool_calls) == (2, 1)
         assert len(_llm(team.agents["lead"]).requests) == 2
+
+
+def test_a_team_limit_holds_exactly_across_members(runtime):
+    """Two members calling tools at once under the team's max_tool_calls: no more than that
+    many calls run in all (on Ray the team's budget is kept in one place for every host), the
+    next is refused, and the run ends with the team's limit named."""
+    lead = member("lead", [call("send_message_to", recipient_name="worker", content="go"),
+                           *[call("note", text=f"lead {i}") for i in range(6)], "done"],
+                  tools=["send_message_to", "note"])
+    worker = member("worker", [*[call("note", text=f"worker {i}") for i in range(6)], "done"],
+                    tools=["note"])
+    config = one_team(lead, worker, limits=UsageLimits(max_tool_calls=4))
+    with AgentTeam(config, tools=[note], runtime=runtime) as team:
+        events = team.events()
+        with pytest.raises(UsageLimitExceededError, match="max_tool_calls=4 of team 't'"):
+            team.run("go", timeout=60)
+        seen = until_quiet(events)
+    started = [e for e in seen if isinstance(e, ToolStarted)]
+    refused = [e.result for e in seen if isinstance(e, ToolResultReceived)
+               and e.result.error is not None and e.result.error.code == "LIMIT"]
+    assert len(started) <= 4 and refused  # never one more, whichever member asked last

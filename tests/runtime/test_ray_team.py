@@ -75,18 +75,6 @@ def test_a_team_naming_another_cluster_than_the_one_joined_is_an_error(ray_clust
     assert not team.agents["a"].running
 
 
-def test_tool_sources_are_refused_on_ray_with_a_clear_error(ray_cluster):
-    from autobyteus_like.mcp import MCPToolset
-
-    server = MCPToolset.stdio("python", ["-c", "pass"], name="fs")  # never started
-    config = team_config(member("a", ["hi"], tools=["send_message_to", "fs.*"]))
-    with pytest.raises(ConfigError) as caught:
-        AgentTeam(config, tools=[server], runtime=RayRuntime(backend="ray"))
-    assert caught.value.problems == [
-        "runtime: the ray backend does not run MCP servers or other tool sources yet; use "
-        "backend: local for this team"]
-
-
 def test_stopping_mid_turn_fails_the_turn_and_ends_every_actor(ray_cluster):
     from ray.util.state import list_actors
 
