@@ -35,11 +35,7 @@ LAYERS: list[set[str]] = [
 """Bottom first. A package may import its own layer's packages and any below; a top-level
 module (``errors.py``, ``cli.py``) counts as a package of its own."""
 
-KNOWN_BACK_ARROWS: dict[tuple[str, str], str] = {
-    ("llm", "formats"): "llm/format_adapting.py (tool_format: auto) belongs above formats/",
-    ("llm", "formatters"): "llm/format_adapting.py (tool_format: auto) belongs above formats/",
-    ("llm", "parsers"): "llm/format_adapting.py, and llm/messages.py's ParseErrorInfo",
-}
+KNOWN_BACK_ARROWS: dict[tuple[str, str], str] = {}
 """Arrows (importer, imported) that work in progress removes, each closing a cycle today; each
 must still exist (so it is struck off here the moment it is gone), and no other may appear."""
 

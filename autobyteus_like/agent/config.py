@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from autobyteus_like.agent.member_llm import AUTO_FORMAT, member_llm
 from autobyteus_like.config_problems import config_error
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
@@ -25,7 +26,6 @@ from autobyteus_like.history.history_messages import HistoryMessage
 from autobyteus_like.hooks.protocol import AgentHooks
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.fallback import FallbackLLM
-from autobyteus_like.llm.member_llm import AUTO_FORMAT, member_llm
 from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.tools.call_rules import CallRules, ToolChoice
 from autobyteus_like.tools.definition import ToolDefinition
@@ -80,7 +80,7 @@ class AgentConfig(BaseModel):
     tool_format: str | None = None
     """A format's name, or ``auto``: native calls where the provider and server handle them,
     else a text format (XML, then JSON), chosen for the rest of the session
-    (``llm.format_adapting``)."""
+    (``agent.format_adapting``)."""
     use_xml_tool_format: bool = False
     manifest: Literal["full", "compact"] = "full"
     """How a text format teaches the tools: ``full`` (rules, each schema, an example), or

@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from autobyteus_like.tools.call_rules import CallRules
 
 if TYPE_CHECKING:
-    from autobyteus_like.parsers.parse_events import ParseErrorInfo
     from autobyteus_like.tools.definition import ToolDefinition
     from autobyteus_like.tools.image_content import ImageContent
-    from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+    from autobyteus_like.tools.invocation import ParseErrorInfo, ToolInvocation, ToolResult
 
 __all__ = ["Adaptation", "LLMChunk", "LLMRequest", "Message", "ModelSwitch", "NativeToolCall",
            "TokenUsage"]

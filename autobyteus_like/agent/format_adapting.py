@@ -25,13 +25,13 @@ import threading
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
+from autobyteus_like.agent.member_llm import with_rules
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import builtin_format
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest
 from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.member_llm import with_rules
 from autobyteus_like.llm.messages import (
     Adaptation,
     LLMChunk,

@@ -59,7 +59,7 @@ def with_rules(request: LLMRequest, rules: CallRules) -> LLMRequest:
 def member_llm(llm: LLM, rules: CallRules, *, adapt: bool) -> LLM:
     """``llm`` as a member with these rules uses it (itself when nothing needs adding)."""
     if adapt:
-        from autobyteus_like.llm.format_adapting import FormatAdaptingLLM
+        from autobyteus_like.agent.format_adapting import FormatAdaptingLLM
 
         return FormatAdaptingLLM(llm, rules)
     return RuledLLM(llm, rules) if rules.any else llm
