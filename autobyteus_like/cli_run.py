@@ -11,7 +11,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.cli_sessions import WaitingForPeople, open_run_session, print_waiting
+from autobyteus_like.cli_sessions import (
+    WaitingForPeople,
+    add_session_options,
+    open_run_session,
+    print_waiting,
+)
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.cli_view import EventView, JsonView, RichView
 from autobyteus_like.errors import UsageError
@@ -45,11 +50,7 @@ def add_run_command(commands: Any) -> None:
                      help="show whole arguments and results in the live view")
     run.add_argument("--timeout", type=_seconds, default=300.0,
                      help="give up after this many seconds (default 300)")
-    run.add_argument("--session", metavar="NAME",
-                     help="store the run as durable session NAME (started, or continued)")
-    run.add_argument("--store", metavar="PATH_OR_URL",
-                     help="the session store: a SQLite file or a postgresql:// URL (default: "
-                          "the team's store:, or TEAM.sessions.db beside the YAML file)")
+    add_session_options(run, "the run")
     run.add_argument("--fsync", action="store_true",
                      help="with a SQLite store: sync every commit to disk, so the session also "
                           "survives a power loss (slower; a process crash is survived without)")

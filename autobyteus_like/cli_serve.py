@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from autobyteus_like.cli_sessions import team_store_location
+from autobyteus_like.cli_sessions import add_session_options, team_store_location
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.errors import UsageError
 from autobyteus_like.team import TeamConfig
@@ -43,12 +43,7 @@ def add_serve_commands(commands: Any) -> None:
     serve.add_argument("team", help="the team's YAML file")
     serve.add_argument("--tools", metavar="FILE.py:NAME", action="append",
                        help="where the tools named in the config come from (repeatable)")
-    serve.add_argument("--session", metavar="NAME",
-                       help="keep the team's work as durable session NAME (started, or "
-                            "continued)")
-    serve.add_argument("--store", metavar="PATH_OR_URL",
-                       help="the session store (default: the team's store:, or "
-                            "TEAM.sessions.db beside the YAML file)")
+    add_session_options(serve, "the team's work")
     serve.add_argument("--http", metavar="HOST:PORT", type=_address,
                        default=("127.0.0.1", 0),
                        help="where to listen (default 127.0.0.1 and a free port)")

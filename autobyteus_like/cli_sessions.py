@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from autobyteus_like.store import Session, SessionStore
     from autobyteus_like.team import TeamConfig
 
-__all__ = ["WaitingForPeople", "add_session_commands", "open_cli_store", "open_run_session",
-           "print_waiting", "team_store_location"]
+__all__ = ["WaitingForPeople", "add_session_commands", "add_session_options", "open_cli_store",
+           "open_run_session", "print_waiting", "team_store_location"]
 
 STORE_VARIABLE = "AUTOBYTEUS_LIKE_STORE"
 
@@ -267,6 +267,16 @@ def _decide(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def add_session_options(parser: argparse.ArgumentParser, kept: str) -> None:
+    """``--session NAME`` and ``--store PATH_OR_URL`` for a command that keeps ``kept`` in a
+    session (``run``, ``serve``)."""
+    parser.add_argument("--session", metavar="NAME",
+                        help=f"keep {kept} as durable session NAME (started, or continued)")
+    parser.add_argument("--store", metavar="PATH_OR_URL",
+                        help="the session store: a SQLite file or a postgresql:// URL (default: "
+                             "the team's store:, or TEAM.sessions.db beside the YAML file)")
 
 
 def _store_options(parser: argparse.ArgumentParser) -> None:

@@ -31,7 +31,7 @@ from autobyteus_like.formats import builtin_format
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest
 from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import (
     Adaptation,
     LLMChunk,
@@ -64,26 +64,18 @@ Chunks = Generator[LLMChunk, None, str | None]
 """Yields a reply's chunks; returns why the format must change (None: it need not)."""
 
 
-class FormatAdaptingLLM(LLM):
+class FormatAdaptingLLM(WrappingLLM):
     """``inner`` with ``rules``, native first, switching to a text format when it must."""
 
     def __init__(self, inner: LLM, rules: CallRules) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.rules = rules
-        self.provider = inner.provider
         self.text_format: str | None = None
         """The text format in use (None: native)."""
         self._proven = False
         self._policy: CallPolicy | None = None
         self._carried: TokenUsage | None = None
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def check_tools(self, tools: Any) -> None:
-        self.inner.check_tools(tools)
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         request = with_rules(request, self.rules)
