@@ -1,5 +1,5 @@
 """The command line: ``autobyteus-like run TEAM.yaml --message ...``, ``validate``,
-``serve-mcp``, ``serve``, and for durable sessions ``sessions``, ``approve`` and ``deny``. This
+``serve-mcp``, ``serve``, and for sessions ``sessions``, ``approve`` and ``deny``. This
 module is the entry point (the parser, one-line errors, exit codes); each command lives in its
 own module: ``cli_run``, ``cli_validate``, ``cli_serve``, ``cli_sessions``.
 

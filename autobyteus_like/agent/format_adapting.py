@@ -1,5 +1,5 @@
 """``tool_format: auto``: native tool calling where the provider and server handle it, and a
-text format (XML first, then JSON) for the rest of the session where they do not.
+text format (XML first, then JSON) for the rest of the LLM's life where they do not.
 
 The agent's turn always speaks native (tools declared, calls as ``NativeToolCall``, results as
 ``tool`` messages); this LLM translates. It switches to text when a request with tools fails in

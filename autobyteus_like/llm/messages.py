@@ -100,7 +100,7 @@ def _count(value: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Adaptation:
-    """The LLM changed how it talks to its server, for the rest of the session: ``what``
+    """The LLM changed how it talks to its server, for the rest of its life: ``what``
     changed (``wire``, ``tool_format``), what it is ``now`` (``unstreamed``, ``xml``) and why."""
 
     what: str

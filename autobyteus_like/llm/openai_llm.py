@@ -74,7 +74,7 @@ class OpenAILLM(OpenAIClientLLM):
         """OpenAI's strict mode: every tool's schema in its strict subset (``strict_schema``)."""
         self._unstreamed_with_tools = False
         """Set once the server failed a streamed request with tools: such requests then go
-        unstreamed for the rest of this LLM's life (the session)."""
+        unstreamed for the rest of this LLM's life."""
         self._options: dict[str, Any] = {}
         if temperature is not None:
             self._options["temperature"] = temperature

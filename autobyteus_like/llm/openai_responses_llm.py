@@ -2,7 +2,7 @@
 
 OpenAI's recommended API, and the only one that keeps a reasoning model's reasoning across
 tool calls. Stateless by default (``store: false``): each request carries the whole
-conversation, reasoning items with their ``encrypted_content`` included, so a durable session
+conversation, reasoning items with their ``encrypted_content`` included, so a session
 resumed elsewhere, or a fallback to this model mid-conversation, works as any other request.
 ``previous_response=True`` sends only what is new since the last response of this object
 (``previous_response_id``, with ``store: true``) when the history still begins with what that

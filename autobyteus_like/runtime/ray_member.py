@@ -83,7 +83,7 @@ class RemoteMember:
         return self._local.resolve_tools()
 
     def resume(self) -> list[ResumedTurn]:
-        """Nothing to resume: durable sessions are refused on Ray."""
+        """Nothing to resume: sessions are refused on Ray."""
         return []
 
     def new_run(self, conversation: list[Message] | None = None) -> None:
