@@ -19,7 +19,7 @@ from autobyteus_like.cli_sessions import (
 )
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.cli_view import EventView, JsonView, RichView
-from autobyteus_like.errors import UsageError
+from autobyteus_like.errors import UnknownApprovalError, UsageError
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tracing import Tracing, configure_tracing
@@ -91,10 +91,13 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
         view.note(f"approved {call.name} for {event.agent} (--yes)")
     elif sys.stdin.isatty() and not args.json:
         approved, reason = view.ask_approval(event)
-        if approved:
-            team.approve(event.agent, call.id)
-        else:
-            team.deny(event.agent, call.id, reason)
+        try:
+            if approved:
+                team.approve(event.agent, call.id)
+            else:
+                team.deny(event.agent, call.id, reason)
+        except UnknownApprovalError as exc:  # its turn ended while the person thought
+            view.note(f"{'approved' if approved else 'denied'} too late: {exc}")
     else:
         team.deny(event.agent, call.id,
                   "no terminal to ask for approval; run with --yes to approve every call")
@@ -154,6 +157,9 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
         except TimeoutError:
             failure = f"the team was still busy after {args.timeout:g} s; stopped it"
             view.note(failure)
+    if session is not None and session.lost is not None:  # taken over: nothing after counts
+        print(f"error: {session.lost}".splitlines()[0], file=sys.stderr)
+        return 2
     if detached:
         assert session is not None  # --detach-on-approval needs --session
         store_flag = f" --store {args.store}" if args.store else f" --team {args.team}"

@@ -249,19 +249,22 @@ def _decide(args: argparse.Namespace) -> int:
             why = "no call" if call is None else f"call ({call.state.value}), not waiting:"
             raise UsageError(f"session {args.name!r} has {why} {args.call_id!r}; waiting for "
                              f"approval: {waiting}")
-        # checked and written in one transaction: of two decisions racing, one wins and the
-        # other is told how the call was decided (CallAlreadyDecidedError, exit 2)
-        if args.approve:
-            store.decide_call(args.name, call.invocation_id, CallState.APPROVED)
-            verdict = "approved"
-        else:
-            invocation = ToolInvocation(id=call.invocation_id, name=call.name,
-                                        arguments=call.arguments)
-            result = ToolResult.denied(invocation, args.reason)
-            store.decide_call(args.name, call.invocation_id, CallState.DENIED,
-                              result.model_dump(mode="json"))
-            verdict = "denied"
-        store.set_status(args.name, store.standing(args.name))
+        # one compare-and-set: the holder and the call's state are checked, the decision and
+        # the session's new status written, in one transaction. Of two decisions racing one
+        # wins, the other is told how the call was decided (CallAlreadyDecidedError, exit 2);
+        # a run taking the session waits for it, or it is refused (SessionInUseError)
+        with store.transaction():
+            if args.approve:
+                store.decide_call(args.name, call.invocation_id, CallState.APPROVED)
+                verdict = "approved"
+            else:
+                invocation = ToolInvocation(id=call.invocation_id, name=call.name,
+                                            arguments=call.arguments)
+                result = ToolResult.denied(invocation, args.reason)
+                store.decide_call(args.name, call.invocation_id, CallState.DENIED,
+                                  result.model_dump(mode="json"))
+                verdict = "denied"
+            store.set_status(args.name, store.standing(args.name))
         _say(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; the next "
               f"`run TEAM.yaml --session {args.name}` goes on from here")
     finally:

@@ -35,6 +35,7 @@ __all__ = [
     "SessionInUseError",
     "SessionLostError",
     "StoreError",
+    "StrayEventError",
     "ToolArgumentError",
     "ToolDeclarationError",
     "ToolFailure",
@@ -271,6 +272,12 @@ class ModelRetry(AutobyteusLikeError):
 
 class AgentStoppedError(AutobyteusLikeError):
     """The agent (or its team) stopped before the turn or run finished."""
+
+
+class StrayEventError(AutobyteusLikeError):
+    """Raised by an agent's event handler for an event that belongs to no turn (a result
+    arriving after its turn ended, a duplicate): nothing stored it, so it is not published
+    either. The agent drops it; nobody else sees this error."""
 
 
 # -- sessions --------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ produce. Each defect found here was fixed; its test stays as the regression test
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -212,5 +214,152 @@ def test_approve_and_deny_racing_on_one_call_one_wins(software_team, decided_sto
         call = opened.find_call("s", "call_write")
         assert call is not None and call.state.value == winner
         assert (call.result is None) == (winner == "approved")
+    finally:
+        opened.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attempt", range(3))
+def test_two_approvals_racing_on_one_call_one_wins(software_team, decided_store, capsys,
+                                                   attempt):
+    store = decided_store
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s",
+                 "--detach-on-approval", "--store", store]) == 3
+    capsys.readouterr()
+    racing = [_decision("approve", store), _decision("approve", store)]  # at once
+    outcomes = [process.communicate(timeout=60) for process in racing]
+    codes = sorted(process.returncode for process in racing)
+    assert codes == [0, 2], outcomes
+    outs = sorted(out for out, _ in outcomes)
+    assert outs[1].startswith("approved write_file (call_write)"), outcomes
+    errors = sorted(err for _, err in outcomes)
+    assert errors[1].splitlines() == [
+        "error: call 'call_write' of session 's' was already decided: approved"], outcomes
+    opened = open_store(store)
+    try:
+        call = opened.find_call("s", "call_write")
+        assert call is not None and call.state is CallState.APPROVED and call.result is None
+        assert opened.session("s").status == opened.standing("s") == "unfinished"
+    finally:
+        opened.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attempt", range(4))
+def test_an_approval_racing_a_resume_either_lands_before_it_or_is_refused(
+        software_team, decided_store, capsys, attempt):
+    """``approve`` while ``run --session`` takes the session: the approval is stored before
+    the run reads the call (it runs, once, and the run finishes), or it is refused while the
+    run holds the session (the call still waits; the run stops for it), or it lands after the
+    run gave the session up (the next run goes on). Never an approval reported that was lost,
+    and the session's status is its standing whichever wins."""
+    store = decided_store
+    assert main(["run", *software_team, "-m", "Build hello.py", "--session", "s",
+                 "--detach-on-approval", "--store", store]) == 3
+    capsys.readouterr()
+    resume = subprocess.Popen([sys.executable, "-m", "autobyteus_like.cli", "run", *software_team,
+                               "--session", "s", "--detach-on-approval", "--store", store],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    approve = _decision("approve", store)
+    resumed, approved = resume.communicate(timeout=60), approve.communicate(timeout=60)
+    both = (resume.returncode, resumed, approve.returncode, approved)
+    opened = open_store(store)
+    try:
+        call = opened.find_call("s", "call_write")
+        assert call is not None
+        status, standing = opened.session("s").status, opened.standing("s")
+    finally:
+        opened.close()
+    assert status == standing, both  # whichever wins, the status says where it stands
+    if resume.returncode == 0:  # the approval was stored before the run read the call
+        assert approve.returncode == 0, both
+        assert approved[0].startswith("approved write_file (call_write)"), both
+        assert "Done: the coder wrote hello.py" in resumed[0], both
+        assert call.state is CallState.SUCCEEDED and standing == "done", both
+        return
+    assert resume.returncode == 3, both  # the run found the call waiting and stopped for it
+    if approve.returncode == 0:  # ... and gave the session up before the approval came
+        assert approved[0].startswith("approved write_file (call_write)"), both
+        assert call.state is CallState.APPROVED and standing == "unfinished", both
+    else:  # ... while it held the session: the approval is refused, the call still waits
+        assert approve.returncode == 2, both
+        assert approved[1].splitlines()[0].startswith("error: session 's' is running in "), both
+        assert call.state is CallState.WAITING_APPROVAL and standing == "waiting", both
+
+
+def _read_until(fd: int, marker: str, seconds: float = 60.0) -> str:
+    """What a process wrote to ``fd`` until ``marker`` appears (a prompt ends in no newline)."""
+    import select
+    import time
+
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while marker.encode() not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {marker!r} within {seconds} s: {seen.decode(errors='replace')}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 65536)
+            assert chunk, f"ended before {marker!r}: {seen.decode(errors='replace')}"
+            seen += chunk
+    return seen.decode(errors="replace")
+
+
+@pytest.mark.slow
+def test_a_holder_paused_at_its_prompt_past_its_lease_cannot_overrule_a_decision(
+        software_team, decided_store):
+    """Two terminals: the run asks its person about a call and is paused (SIGSTOP) past its
+    lease; from another terminal the call is denied (the lease is over, so that is allowed).
+    Let go, the paused run is asked and answers yes: that answer must not run a call the store
+    holds as denied. The decision took the session over, so the paused run's writes are
+    refused: it stops with one SessionLostError line, and the call stays denied."""
+    import pty
+    import time
+
+    from tests.store.test_fencing import _stopped
+
+    store = decided_store
+    terminal, typed = pty.openpty()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "autobyteus_like.cli", "run", *software_team, "-m",
+         "Build hello.py", "--session", "s", "--store", store],
+        stdin=typed, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "AUTOBYTEUS_LIKE_LEASE_S": "0.6", "PYTHONUNBUFFERED": "1",
+             "COLUMNS": "200"})
+    os.close(typed)
+    assert run.stdout is not None
+    try:
+        _read_until(run.stdout.fileno(), "Approve")  # the run asks about write_file
+        run.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while not _stopped(run.pid):  # another process's state: poll it
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        watcher = open_store(store)
+        try:
+            while watcher.is_held("s") is not None:  # the paused run's lease runs out
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        finally:
+            watcher.close()
+        deny = _decision("deny", store)
+        decided = deny.communicate(timeout=60)
+        assert deny.returncode == 0 and decided[0].startswith("denied write_file"), decided
+    finally:
+        run.send_signal(signal.SIGCONT)
+    os.write(terminal, b"y\n")  # the paused person says yes, too late
+    out, err = (text.decode(errors="replace") for text in run.communicate(timeout=60))
+    os.close(terminal)
+    assert run.returncode == 2, out + err
+    lost = [line for line in err.splitlines()
+            if "session 's' is no longer held by this process" in line]
+    assert len(lost) == 1, err
+    assert "Traceback" not in err
+    opened = open_store(store)
+    try:
+        call = opened.find_call("s", "call_write")
+        assert call is not None and call.state is CallState.DENIED, call
+        info = opened.session("s")
+        assert info is not None and info.owner is None
     finally:
         opened.close()

@@ -34,6 +34,7 @@ from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
     StoreError,
+    StrayEventError,
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
@@ -163,6 +164,8 @@ class AgentActor(FastInboxActor):
                 # handled first, so a session writer has stored it when it is shown
                 try:
                     handler.handle(event, ctx)
+                except StrayEventError:  # belongs to no turn: nothing stored it, nobody sees it
+                    continue
                 except StoreError as exc:  # not stored: neither shown nor gone on with
                     self._handler_failed(event, exc)
                     continue

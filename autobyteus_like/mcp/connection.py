@@ -16,6 +16,7 @@ import asyncio
 import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -23,7 +24,6 @@ from loguru import logger
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, Implementation
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -31,6 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.mcp.config import MCPServerConfig
 from autobyteus_like.mcp.failures import why
+from autobyteus_like.mcp.http_transport import SDK_SSE_EVENT_BYTES, capped_http_client
 from autobyteus_like.mcp.process_sweep import MARKER, kill_marked, new_token
 from autobyteus_like.mcp.stderr_tail import StderrTail
 from autobyteus_like.mcp.stdio_transport import capped_stdio_client
@@ -108,8 +109,10 @@ class ServerConnection:
             return capped_stdio_client(params, self._stderr.errlog, config.max_message_bytes)
         assert config.url is not None
         if self._transport == "sse":
-            return sse_client(config.url, headers=dict(config.headers) or None)
-        return _streamable_http(config.url, dict(config.headers))
+            cap = min(config.max_message_bytes, SDK_SSE_EVENT_BYTES)
+            return sse_client(config.url, headers=dict(config.headers) or None,
+                              httpx_client_factory=partial(capped_http_client, cap))
+        return _streamable_http(config.url, dict(config.headers), config.max_message_bytes)
 
     @asynccontextmanager
     async def _watched(self) -> AsyncIterator[Any]:
@@ -215,7 +218,9 @@ class ServerConnection:
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    async with create_mcp_http_client(headers=headers or None) as http, \
-            streamable_http_client(url, http_client=http) as streams:
+async def _streamable_http(url: str, headers: dict[str, str], cap: int) -> AsyncIterator[Any]:
+    # The SDK's own bound on an event is lifted: the capped client keeps every message under
+    # ``cap`` and answers an oversized one itself.
+    async with capped_http_client(cap, headers=headers or None) as http, \
+            streamable_http_client(url, http_client=http, max_sse_event_size=None) as streams:
         yield streams

@@ -19,7 +19,7 @@ from autobyteus_like.tools.invocation import ErrorCode
 __all__ = ["GONE", "MESSAGE_TOO_LARGE", "call_failure", "why"]
 
 MESSAGE_TOO_LARGE = -32090
-"""The JSON-RPC error code the stdio transport gives a request whose answer was over the cap."""
+"""The JSON-RPC error code a transport gives a request whose answer was over the byte cap."""
 
 # JSON-RPC and MCP error codes (mcp_types), spelled out so this module needs no SDK import.
 _CONNECTION_CLOSED = -32000

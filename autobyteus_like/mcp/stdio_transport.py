@@ -13,7 +13,6 @@ server's process group.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
@@ -26,13 +25,12 @@ from mcp.client.stdio import get_default_environment
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
-from autobyteus_like.mcp.failures import MESSAGE_TOO_LARGE
+from autobyteus_like.mcp.message_cap import HEAD_BYTES, id_in, too_large_error, too_large_text
 
 __all__ = ["capped_stdio_client"]
 
 _READ = 1 << 16
 _GRACE_S = 2.0
-_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
 _CLOSED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
 
@@ -46,16 +44,10 @@ def _parsed(line: bytes) -> SessionMessage | Exception:
 def _too_large(head: bytes, size: int, cap: int) -> SessionMessage | Exception:
     """The error answer to the request whose answer was ``size`` bytes (its id is read from the
     start of the line); an exception for the session when no id can be found."""
-    text = f"the server's message was {size:,} bytes, over the cap of {cap:,} bytes " \
-           "(max_message_bytes); it was not read"
-    found = _ID.search(head)
-    if found is None:
-        return ValueError(text)
-    raw = found.group(1).decode("utf-8", "replace")
-    request_id: Any = raw[1:-1] if raw.startswith('"') else int(raw)
-    return SessionMessage(types.JSONRPCError(
-        jsonrpc="2.0", id=request_id,
-        error=types.ErrorData(code=MESSAGE_TOO_LARGE, message=text)))
+    request_id = id_in(head)
+    if request_id is None:
+        return ValueError(too_large_text(size, cap))
+    return SessionMessage(too_large_error(request_id, size, cap))
 
 
 @asynccontextmanager
@@ -88,7 +80,7 @@ async def capped_stdio_client(server: StdioServerParameters, errlog: TextIO,
                     else:
                         buffer += piece
                         if len(buffer) > max_bytes:
-                            head, skipped = bytes(buffer[:512]), len(buffer)
+                            head, skipped = bytes(buffer[:HEAD_BYTES]), len(buffer)
                             buffer.clear()
                     if newline < 0:
                         break

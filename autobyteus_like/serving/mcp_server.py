@@ -85,17 +85,23 @@ def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
     return server
 
 
-async def _until_signalled(stop: Callable[[], None]) -> None:
+async def _until_signalled(stop: Callable[[], None], *,
+                           task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+                           ) -> None:
+    """Call ``stop`` at the first SIGTERM, SIGINT or SIGHUP (listening once started)."""
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        task_status.started()
         async for _ in signals:
             stop()
             return
 
 
-async def _serve_http(server: MCPServer, host: str, port: int,
-                      group: anyio.abc.TaskGroup) -> None:
+async def _serve_http(server: MCPServer, host: str, port: int, group: anyio.abc.TaskGroup,
+                      stop_team: Callable[[], None]) -> None:
     """Serve until a signal, then shut down as uvicorn does on its own (connections closed,
-    the app's lifespan ended), quietly: cancelling it instead prints a traceback."""
+    the app's lifespan ended), quietly: cancelling it instead prints a traceback. The team
+    is stopped first, so an ask in flight ends at once (its client is told the team
+    stopped) instead of holding the shutdown until the grace period ends."""
     import uvicorn
 
     class QuietServer(uvicorn.Server):
@@ -108,20 +114,20 @@ async def _serve_http(server: MCPServer, host: str, port: int,
     sock.bind((host, port))
     sock.listen(128)
     bound = sock.getsockname()[1]
-    print(f"serving team {server.name!r} over MCP at http://{host}:{bound}/mcp",
-          file=sys.stderr, flush=True)
     app = server.streamable_http_app(host=host)
     web = QuietServer(uvicorn.Config(app, log_level="warning"))
 
-    async def force_after_grace() -> None:
-        await anyio.sleep(_GRACE_S)
-        web.force_exit = True  # a client still waiting on an ask: stop without it
-
-    def stop() -> None:
+    async def shut_down() -> None:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(stop_team)
         web.should_exit = True
-        group.start_soon(force_after_grace)
+        await anyio.sleep(_GRACE_S)
+        web.force_exit = True  # a client still holding a request: stop without it
 
-    group.start_soon(_until_signalled, stop)
+    # listening before the address is announced: a signal right after it is ours
+    await group.start(_until_signalled, lambda: group.start_soon(shut_down))
+    print(f"serving team {server.name!r} over MCP at http://{host}:{bound}/mcp",
+          file=sys.stderr, flush=True)
     await web.serve(sockets=[sock])
 
 
@@ -130,17 +136,24 @@ def serve(host: TeamHost, *, http: tuple[str, int] | None = None, members: bool 
     team and its MCP servers."""
     server = build_server(host, members=members)
     host.start()
+    stopped = False
+
+    def stop_team() -> None:
+        nonlocal stopped
+        if not stopped:
+            stopped = True
+            host.stop()
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
             if http is None:
-                group.start_soon(_until_signalled, group.cancel_scope.cancel)
+                await group.start(_until_signalled, group.cancel_scope.cancel)
                 await server.run_stdio_async()
             else:
-                await _serve_http(server, *http, group)
+                await _serve_http(server, *http, group, stop_team)
             group.cancel_scope.cancel()
 
     try:
         anyio.run(run)
     finally:
-        host.stop()
+        stop_team()

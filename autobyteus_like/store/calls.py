@@ -71,7 +71,8 @@ class Calls:
         """A person's decision (``APPROVED``, or ``DENIED`` with its result) on a call that
         waits for one, in a session no live process holds: checked and written in one
         transaction, so of two decisions racing exactly one wins; the other gets
-        ``CallAlreadyDecidedError`` saying how the call was decided. The call as decided."""
+        ``CallAlreadyDecidedError`` saying how the call was decided. A holder whose lease ran
+        out is fenced off (the generation grows). The call as decided."""
 
         def decide(database: Database) -> CallRecord:
             lock = " FOR UPDATE" if database.dialect == "postgres" else ""
@@ -80,6 +81,12 @@ class Calls:
             if held and held[0][0] and held[0][1] is not None and int(held[0][1]) > now_ms() \
                     and not owner_is_gone(str(held[0][0])):
                 raise SessionInUseError(session, str(held[0][0]), int(held[0][1]))
+            if held and held[0][0]:  # a holder whose lease ran out (paused, or gone): the
+                # decision takes the session from it, so its later writes are refused (a
+                # paused run let go must not decide the call again, nor run a denied one)
+                database.execute(
+                    "UPDATE sessions SET owner = NULL, lease_until_ms = NULL, "
+                    "generation = generation + 1 WHERE name = ?", (session,))
             rows = database.execute(
                 f"SELECT {_COLUMNS} FROM calls WHERE session = ? AND invocation_id = ?{lock}",
                 (session, invocation_id))

@@ -110,13 +110,17 @@ class SqliteDatabase:
 
 class PostgresDatabase:
     """A PostgreSQL database through psycopg 3 (every commit is durable on the server). A
-    connection that drops is noticed (``TransientStoreError``) and replaced by ``reconnect``."""
+    connection that drops is noticed (``TransientStoreError``) and replaced by ``reconnect``.
+    ``idle_in_transaction_s`` (the lease): a connection left idle inside a transaction that
+    long is ended by the server, so a paused holder never blocks a take-over for good."""
 
     dialect = "postgres"
     can_lose_connection = True
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, idle_in_transaction_s: float | None = None) -> None:
         self.url = url
+        self._idle_ms = None if idle_in_transaction_s is None else max(
+            1000, int(idle_in_transaction_s * 1000))
         try:
             import psycopg
         except ImportError:
@@ -129,7 +133,12 @@ class PostgresDatabase:
         import psycopg
 
         try:
-            return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            connection = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            if self._idle_ms is not None:  # a holder paused inside a transaction (SIGSTOP, a
+                # debugger) would block every other process on its locks: the server ends it
+                connection.execute(
+                    f"SET idle_in_transaction_session_timeout = {self._idle_ms}")
+            return connection
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to the session store {_shown(self.url)}: "
                              f"{str(exc).strip()}") from exc

@@ -100,14 +100,17 @@ class Leases:
 
         self._tx.write(name if fence is not None and fence.owner == owner else None, extend)
 
-    def release(self, name: str, owner: str, status: str | None = None) -> None:
+    def release(self, name: str, owner: str, status: str | None = None
+                ) -> SessionLostError | None:
         """Give the session up (and record where it stands). A holder that lost the session
-        gives up nothing: it is someone else's now."""
+        gives up nothing: it is someone else's now; the loss is returned, for the holder to
+        say so."""
         fence = self._tx.held(name)
         fenced = fence is not None and fence.owner == owner
         if fenced and fence is not None and fence.lost_to is not None:
             self._tx.unfence(name)
-            return
+            return SessionLostError(name, fence.generation,
+                                    None if fence.lost_to < 0 else fence.lost_to)
 
         def give_up(database: Database) -> None:
             database.execute(
@@ -123,9 +126,11 @@ class Leases:
             self._tx.write(name if fenced else None, give_up)
         except SessionLostError as exc:
             logger.warning("{}", exc)
+            return exc
         finally:
             if fenced:
                 self._tx.unfence(name)
+        return None
 
     def is_held(self, name: str) -> str | None:
         """The live process holding the session, if one does."""

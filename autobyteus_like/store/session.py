@@ -49,6 +49,9 @@ class Session:
         """Where the store is (another process, in another folder, opens it from here)."""
         self.owner = process_owner()
         self.held = False
+        self.lost: SessionLostError | None = None
+        """Set when this process's hold was taken over (it found out at a write, a renewal or
+        its release): what it did after that point was refused, not stored."""
         self._attached = False
         self.created = False
         self._writers: set[str] = set()
@@ -78,6 +81,7 @@ class Session:
         _, self.created = self.store.hold(self.name, team=team, fingerprint=fingerprint,
                                           config=config, owner=self.owner)
         self.held = True
+        self.lost = None
         self.store.set_status(self.name, "active")
         self._released.clear()
         self._heartbeat = threading.Thread(target=self._keep_alive, daemon=True,
@@ -130,7 +134,7 @@ class Session:
                 self._heartbeat.join()
                 self._heartbeat = None
             self._writers.clear()
-            self.store.release(self.name, self.owner, status)
+            self.lost = self.store.release(self.name, self.owner, status)
 
     def restore(self, agent: str) -> TurnSnapshot:
         """Where ``agent`` stands in this session."""

@@ -161,7 +161,7 @@ def open_store(location: str | Path, *, durability: Durability = "process",
     lease = lease_from_environment() if lease_s is None else lease_s
     text = str(location)
     if text.startswith(("postgresql://", "postgres://")):
-        return SessionStore(PostgresDatabase(text), lease_s=lease)
+        return SessionStore(PostgresDatabase(text, idle_in_transaction_s=lease), lease_s=lease)
     if text.startswith("sqlite:///"):
         text = text.removeprefix("sqlite:///")
     return SessionStore(SqliteDatabase(Path(text), durability), lease_s=lease)

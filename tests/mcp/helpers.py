@@ -23,7 +23,8 @@ def sdk_stdio() -> tuple[str, list[str]]:
 @contextmanager
 def sdk_http(kind: str = "http") -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """The SDK fixture server listening on 127.0.0.1 (``http``: streamable HTTP at /mcp;
-    ``sse``: the older SSE transport at /sse): its URL and process, killed afterwards."""
+    ``json``: the same, replying with JSON bodies; ``sse``: the older SSE transport at /sse):
+    its URL and process, killed afterwards."""
     process = subprocess.Popen([sys.executable, SDK_SERVER, kind], stdout=subprocess.PIPE,
                                text=True)
     try:

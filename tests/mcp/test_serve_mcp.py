@@ -4,7 +4,9 @@ the turn, approvals follow the server's policy."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 
 TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
@@ -141,3 +144,72 @@ def test_sigterm_stops_an_http_server_quietly(tmp_path):
         assert ask_over_http(served.url, "hi") == "Hello."
     assert served.code == 0
     assert served.rest == "", served.rest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_a_call_is_in_flight_stops_an_http_server_quietly(tmp_path, signum):
+    """SIGTERM (or Ctrl-C's SIGINT) while a client waits on an ask whose tool runs: the
+    server stops its team (the tool is cancelled), the client's call ends, and the server
+    exits 0 within its grace period, printing nothing more (no traceback)."""
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, [call("wait", seconds=60, marker=str(marker)), "never"])
+    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0",
+                                              "--approve", "*")],
+                              stderr=subprocess.PIPE, text=True)
+    ended: list[str] = []
+    try:
+        line = server.stderr.readline() if server.stderr else ""
+        assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
+        url = line.split(" at ")[1].strip()
+
+        async def client() -> None:
+            async with Client(url) as mcp:
+                async def ask() -> None:
+                    try:
+                        result = await mcp.call_tool("ask_helpers", {"message": "wait"})
+                        ended.append(f"result: {result.content[0].text if result.content else ''}")
+                    except Exception as exc:  # the server went away under the call
+                        ended.append(f"error: {type(exc).__name__}")
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(ask)
+                    assert await file_says(marker, "started")  # the tool runs in the server
+                    server.send_signal(signum)
+                    with anyio.fail_after(30):  # the call ends: nothing stalls
+                        while not ended:
+                            await anyio.sleep(0.05)
+
+        with contextlib.suppress(Exception):  # leaving a client whose server is gone may fail
+            anyio.run(client)
+    finally:
+        if server.poll() is None and not ended:
+            server.send_signal(signum)
+        code = server.wait(timeout=30)
+        rest = server.stderr.read() if server.stderr else ""
+        if server.stderr:
+            server.stderr.close()
+    assert ended, "the client's call never ended"
+    assert code == 0, rest
+    assert rest == "", rest
+    assert marker.read_text() == "cancelled"  # the team stopped its tool
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_right_after_the_address_is_shown_stops_the_server_quietly(tmp_path, signum):
+    """The address is announced once the server listens for signals: an operator's SIGTERM
+    or Ctrl-C at once is a quiet stop too (not the default handler's death, nor exit 130)."""
+    team = team_file(tmp_path, ["Hello."])
+    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0")],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline() if server.stderr else ""
+        assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
+    finally:
+        server.send_signal(signum)
+        code = server.wait(timeout=20)
+        rest = server.stderr.read() if server.stderr else ""
+        if server.stderr:
+            server.stderr.close()
+    assert code == 0
+    assert rest == "", rest

@@ -241,3 +241,67 @@ def test_a_lease_length_comes_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("AUTOBYTEUS_LIKE_LEASE_S", "soon")
     with pytest.raises(StoreError, match=r"\$AUTOBYTEUS_LIKE_LEASE_S: expected a number"):
         open_store(tmp_path / "b.db")
+
+
+def test_a_decision_after_the_holders_lease_ran_out_fences_that_holder(store_url):
+    """A holder paused past its lease (its person still at the prompt) and a decision from
+    another terminal: the decision takes the session from it, so the holder, let go, cannot
+    decide the call again or write anything of the session."""
+    from autobyteus_like.store import CallRecord, CallState
+
+    holder, other = open_store(store_url), open_store(store_url)
+    try:
+        _hold(holder, "paused")
+        holder.record_calls("s", [CallRecord(
+            agent="a", invocation_id="c1", turn_id=1, request_no=1, position=0, name="x",
+            arguments={}, why=None, state=CallState.WAITING_APPROVAL)])
+        _expire(holder)  # the pause outlasts the lease
+        other.decide_call("s", "c1", CallState.DENIED, {"status": "failure"})
+        with pytest.raises(SessionLostError):  # its own approval, too late: refused
+            holder.set_call("s", "a", "c1", CallState.APPROVED)
+        with pytest.raises(SessionLostError):
+            holder.renew("s", "paused")
+        assert isinstance(holder.release("s", "paused", "active"), SessionLostError)
+        info = other.session("s")
+        assert info is not None and info.owner is None and info.generation == 2
+        assert other.find_call("s", "c1").state is CallState.DENIED  # type: ignore[union-attr]
+    finally:
+        holder.close()
+        other.close()
+
+
+def test_a_holder_paused_inside_a_transaction_does_not_block_a_take_over(postgres_server):
+    """A holder stopped between its BEGIN and COMMIT (SIGSTOP, a debugger) holds the session's
+    row locked. The server ends its connection once it has sat idle in the transaction for
+    the lease, so another process takes the session over; the holder, let go, is fenced."""
+    import threading
+
+    url = postgres_server.new_database()
+    paused, taker = open_store(url, lease_s=1.0), open_store(url, lease_s=1.0)
+    taken = threading.Event()
+
+    def take() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                _hold(taker, "taker")
+            except SessionInUseError:  # the paused holder's lease has not run out yet
+                time.sleep(0.1)
+                continue
+            taken.set()
+            return
+
+    thread = threading.Thread(target=take)
+    try:
+        _hold(paused, "paused")
+        with pytest.raises(SessionLostError), paused.transaction():
+            paused.set_status("s", "active")  # the session's row is locked from here
+            thread.start()
+            assert taken.wait(20), "the take-over waited on the paused holder's locks"
+        info = taker.session("s")
+        assert info is not None and info.owner == "taker" and info.generation == 2
+        assert info.status == "active"
+    finally:
+        thread.join()
+        paused.close()
+        taker.close()

@@ -1,7 +1,8 @@
 """A test MCP server written with the official SDK (``MCPServer``), run as a subprocess.
 
 ``python sdk_server.py stdio`` speaks over stdin/stdout; ``python sdk_server.py http`` (or
-``sse``) listens on 127.0.0.1 on a free port and prints ``PORT <n>`` as its first line.
+``json``: replies as JSON bodies; or ``sse``) listens on 127.0.0.1 on a free port and prints
+``PORT <n>`` as its first line.
 Its tools cover what a client must handle: text, structured content, images, embedded
 resources, errors, slow calls (it records the cancellation it receives), a crash mid-call, huge
 results, a tool list that changes, and processes it leaves behind.
@@ -144,7 +145,8 @@ def _serve_http(kind: str) -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)  # connections queue from now on, so clients may connect at once
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    app = server.sse_app() if kind == "sse" else server.streamable_http_app()
+    app = server.sse_app() if kind == "sse" else server.streamable_http_app(
+        json_response=kind == "json")  # json: each reply one JSON body, not an event stream
     config = uvicorn.Config(app, log_level="warning")
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
 
