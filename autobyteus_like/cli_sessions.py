@@ -1,4 +1,4 @@
-"""The command line's durable sessions: where the store is, the session side of ``run
+"""The command line's sessions: where the store is, the session side of ``run
 --session`` (opening it, telling when only people are left), ``sessions list | show | rm``,
 and ``approve`` / ``deny`` of a call that waits for a person in a stopped session.
 
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from autobyteus_like.store import Session, SessionStore
     from autobyteus_like.team import TeamConfig
 
-__all__ = ["WaitingForPeople", "add_session_commands", "open_cli_store", "open_run_session",
-           "print_waiting", "team_store_location"]
+__all__ = ["WaitingForPeople", "add_session_commands", "add_session_options", "open_cli_store",
+           "open_run_session", "print_waiting", "team_store_location"]
 
 STORE_VARIABLE = "AUTOBYTEUS_LIKE_STORE"
 
@@ -119,7 +119,7 @@ class WaitingForPeople:
 
 
 def open_run_session(args: argparse.Namespace, config: TeamConfig) -> Session | None:
-    """The durable session ``run --session`` names (None without it); a usage mistake is a
+    """The session ``run --session`` names (None without it); a usage mistake is a
     ``UsageError``."""
     if args.session is None:
         if args.message is None:
@@ -272,6 +272,16 @@ def _decide(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_session_options(parser: argparse.ArgumentParser, kept: str) -> None:
+    """``--session NAME`` and ``--store PATH_OR_URL`` for a command that keeps ``kept`` in a
+    session (``run``, ``serve``)."""
+    parser.add_argument("--session", metavar="NAME",
+                        help=f"keep {kept} as session NAME (started, or continued)")
+    parser.add_argument("--store", metavar="PATH_OR_URL",
+                        help="the session store: a SQLite file or a postgresql:// URL (default: "
+                             "the team's store:, or TEAM.sessions.db beside the YAML file)")
+
+
 def _store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", metavar="PATH_OR_URL",
                         help="the session store (a SQLite file or a postgresql:// URL)")
@@ -281,8 +291,8 @@ def _store_options(parser: argparse.ArgumentParser) -> None:
 
 def add_session_commands(commands: Any) -> None:
     """Add ``sessions``, ``approve`` and ``deny`` to the CLI's subcommands."""
-    sessions = commands.add_parser("sessions", help="list, show or remove durable sessions",
-                                   description="List, show or remove durable sessions.")
+    sessions = commands.add_parser("sessions", help="list, show or remove sessions",
+                                   description="List, show or remove sessions.")
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="every session and where it stands")
     _store_options(listing)

@@ -160,7 +160,7 @@ class LLMRequestFailed(AgentEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMAdapted(AgentEvent):
-    """The LLM changed how it talks to its server for the rest of the session: ``what``
+    """The LLM changed how it talks to its server for the rest of its life: ``what``
     (``wire``: requests with tools go unstreamed; ``tool_format``: calls in a text format),
     what it is ``now``, and ``reason``."""
 

@@ -1,4 +1,4 @@
-"""Durable sessions: what the store adds to a tool round trip, and how long a resume takes.
+"""Sessions: what the store adds to a tool round trip, and how long a resume takes.
 
     python benchmarks/session_benchmark.py            # about a minute
     python benchmarks/session_benchmark.py --quick
@@ -125,7 +125,7 @@ def main() -> None:
             for name, (location, durability) in kinds.items():
                 results[name].append(statistics.median(turns(location, count, durability)))
         base = statistics.median(results["no store"])
-        print("## Durable sessions: time added per tool round trip\n")
+        print("## Sessions: time added per tool round trip\n")
         print("| store | per turn (median) | added per turn |\n| --- | --- | --- |")
         for name, values in results.items():
             value = statistics.median(values)

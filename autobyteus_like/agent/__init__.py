@@ -1,6 +1,8 @@
-"""Agents: configuration, the actor (the mailbox that drives the turn machine in ``handlers``),
-its services (the LLM worker, the tool runner, hand-offs), what is published (redaction), the
-session log, the hooks of a run, and the embedding facade ``Agent``."""
+"""Agents: configuration, the member's LLM (its call rules on every request; with ``tool_format:
+auto`` the format adapting to the server: ``format_adapting``), the actor (the mailbox that
+drives the turn machine in ``handlers``), its services (the LLM worker, the tool runner,
+hand-offs), what is published (redaction), the session log, the hooks of a run, and the
+embedding facade ``Agent``."""
 
 from autobyteus_like.agent.actor import AgentActor
 from autobyteus_like.agent.agent import Agent

@@ -1,7 +1,7 @@
 """AgentActor: the pykka actor that owns one agent's state and handles its events one at a time.
 
 Every event is handed to the handler registered for its type (the turn machine, which calls
-the hooks at each step: a durable session stores it then), then published to subscribers;
+the hooks at each step: a session writer stores it then), then published to subscribers;
 events that handlers emit are processed in FIFO order before the next message. Blocking work
 (LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner
 (``turn_services``), which answer with events, so this actor is always free for approvals,
@@ -161,7 +161,7 @@ class AgentActor(FastInboxActor):
             elif type(event) is UsageLimitReached:
                 run_over(ctx)  # a teammate's (or this agent's) limit: the verdict ends it
             elif (handler := handlers.get(type(event))) is not None:
-                # handled first, so a durable session has stored it when it is shown
+                # handled first, so a session writer has stored it when it is shown
                 try:
                     handler.handle(event, ctx)
                 except StrayEventError:  # belongs to no turn: nothing stored it, nobody sees it

@@ -23,7 +23,7 @@ from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.member_format import member_format
 from autobyteus_like.agent.member_replies import not_running
 from autobyteus_like.agent.message_parts import message_parts
-from autobyteus_like.agent.run_hooks import journal_hooks, usage_and_tracing_hooks
+from autobyteus_like.agent.run_hooks import session_writer, usage_and_tracing_hooks
 from autobyteus_like.agent.subscription import (
     AsyncEventSubscription,
     EventPublisher,
@@ -82,7 +82,7 @@ class Agent(AgentConversation, AgentRequests):
     resolves the names (and patterns such as ``fs.*``) against their tools once they run, stops
     them with itself, and takes their new tools before its next turn when they change.
 
-    ``session`` makes the conversation durable: every step is stored as it happens, and an
+    ``session`` keeps the conversation in a session: every step is stored as it happens, and an
     agent started on a session that has history goes on from it (``resume()`` continues a turn
     its last process did not finish; ``send`` does so first by itself).
 
@@ -214,7 +214,7 @@ class Agent(AgentConversation, AgentRequests):
 
             config = config.model_copy(update={"llm": ShapedLLM(
                 llm, self.name, self.format, self.config.history_processors, schema)})
-        journal = None
+        writer = None
         session = self.session
         if session is not None and not session.held:  # an agent on its own (a team holds
             session.hold(self.name, {self.name: self.tools.names()})  # its members' session)
@@ -222,18 +222,18 @@ class Agent(AgentConversation, AgentRequests):
         try:
             if session is not None:
                 self._restored = restored = session.restore(self.name)
-                journal = journal_hooks(session, self.name, restored)
+                writer = session_writer(session, self.name, restored)
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
-                self._publisher, self._threads, hooks=(journal, *hooks) if journal else
+                self._publisher, self._threads, hooks=(writer, *hooks) if writer else
                 tuple(hooks), snapshot=self._restored,
             )
             if self.config.history is not None and not (
                     self._restored is not None and self._restored.messages):
                 self._seed(self.config.history)  # a session's own conversation goes on
         except BaseException:
-            self._release_session(wrote=journal is not None)
+            self._release_session(wrote=writer is not None)
             raise
 
     def _release_session(self, wrote: bool = True) -> None:
@@ -308,7 +308,7 @@ class Agent(AgentConversation, AgentRequests):
         (``conversation()`` taken earlier; by default the conversation as it stands). Not with
         a session, whose store holds the conversation."""
         if self.session is not None:
-            raise UsageError(f"agent {self.name!r}: a new run of a durable session is a new "
+            raise UsageError(f"agent {self.name!r}: a new run of a session is a new "
                              "process on it (stop, then start)")
         with self._lock:
             ref, self._ref = self._ref, None

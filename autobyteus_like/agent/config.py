@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from autobyteus_like.agent.member_llm import AUTO_FORMAT, member_llm
 from autobyteus_like.config_problems import config_error
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
@@ -25,7 +26,6 @@ from autobyteus_like.history.history_messages import HistoryMessage
 from autobyteus_like.hooks.protocol import AgentHooks
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.fallback import FallbackLLM
-from autobyteus_like.llm.member_llm import AUTO_FORMAT, member_llm
 from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.tools.call_rules import CallRules, ToolChoice
 from autobyteus_like.tools.definition import ToolDefinition
@@ -79,8 +79,8 @@ class AgentConfig(BaseModel):
     tools: list[Annotated[Any, AfterValidator(_tool_or_name)]] = Field(default_factory=list)
     tool_format: str | None = None
     """A format's name, or ``auto``: native calls where the provider and server handle them,
-    else a text format (XML, then JSON), chosen for the rest of the session
-    (``llm.format_adapting``)."""
+    else a text format (XML, then JSON), chosen for the rest of the agent's life
+    (``agent.format_adapting``)."""
     use_xml_tool_format: bool = False
     manifest: Literal["full", "compact"] = "full"
     """How a text format teaches the tools: ``full`` (rules, each schema, an example), or
@@ -115,7 +115,7 @@ class AgentConfig(BaseModel):
     """Extra or replacement event handlers, by event type."""
     hooks: list[Annotated[Any, AfterValidator(_a_hook)]] = Field(default_factory=list)
     """``AgentHooks`` of one's own, called at every step of every turn after the library's
-    (the journal, the usage meter, the spans): to watch, check or persist a turn."""
+    (the session writer, the usage meter, the spans): to watch, check or persist a turn."""
     sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
     """Where tools may touch files and how much they may read, write, print and run."""
     tool_sandboxes: dict[str, SandboxPolicy] = Field(default_factory=dict)
@@ -150,7 +150,7 @@ class AgentConfig(BaseModel):
     send it back, return a value to replace it."""
     history: list[HistoryMessage] | None = None
     """The conversation the agent starts with (``agent.history`` of another agent, or
-    ``history_from_json``), replayed in this agent's format; a durable session that already
+    ``history_from_json``), replayed in this agent's format; a session that already
     holds a conversation goes on from that instead."""
     history_processors: list[Callable[..., Any]] = Field(default_factory=list)
     """Functions over the message list run before each request (``keep_last_turns``,

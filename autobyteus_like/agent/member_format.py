@@ -1,5 +1,5 @@
 """A member's text format under its call rules: taught by ``RuledFormatter``, enforced by
-``CallPolicy``. Native calls carry the rules on the request instead (``llm.member_llm``)."""
+``CallPolicy``. Native calls carry the rules on the request instead (``member_llm``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hooks of a new run of an agent: its durable session's journal (first, so a step is
+"""The hooks of a new run of an agent: its session writer (first, so a step is
 stored before anything else sees it), its usage meter with the run's limits, and its spans
 when tracing is on. OpenTelemetry and the store are imported only when used."""
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.store.session import Session
 
-__all__ = ["journal_hooks", "usage_and_tracing_hooks"]
+__all__ = ["session_writer", "usage_and_tracing_hooks"]
 
 
 def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tracing | None
@@ -33,9 +33,9 @@ def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tra
     return hooks
 
 
-def journal_hooks(session: Session, agent: str, snapshot: TurnSnapshot) -> AgentHooks:
-    """The journal ``agent`` writes its turns to in ``session`` (after ``snapshot``)."""
-    from autobyteus_like.hooks.journal import AgentJournal
+def session_writer(session: Session, agent: str, snapshot: TurnSnapshot) -> AgentHooks:
+    """The hook through which ``agent`` writes its turns to ``session`` (after ``snapshot``)."""
+    from autobyteus_like.hooks.session_writer import SessionWriter
 
     session.claim_writer(agent)
-    return AgentJournal(session.store, session.name, agent, persisted=len(snapshot.messages))
+    return SessionWriter(session.store, session.name, agent, persisted=len(snapshot.messages))

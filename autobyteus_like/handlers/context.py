@@ -88,7 +88,7 @@ class TurnState:
     mail_id: str | None = None
     """The team message this turn answers (a session records its answer)."""
     deferred: list[ToolInvocation] = field(default_factory=list)
-    """When the hooks need the whole response first (a durable session): calls parsed while
+    """When the hooks need the whole response first (a session's writer): calls parsed while
     the response streams, asked about and started only once the response is complete."""
     failed: dict[str, ToolResult] = field(default_factory=dict)
     """This response's parse-error results by call id (stored with the response)."""

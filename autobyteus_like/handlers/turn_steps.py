@@ -163,7 +163,7 @@ def start_ready_calls(ctx: AgentContext) -> None:
 def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
     tool = slot.tool
     assert tool is not None
-    ctx.hooks.call_running(turn, slot)  # a durable session commits it before the tool starts
+    ctx.hooks.call_running(turn, slot)  # a session writer commits it before the tool starts
     if ctx.wants(ToolStarted):
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s

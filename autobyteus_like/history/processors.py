@@ -3,7 +3,7 @@
 A processor takes the conversation as typed messages (the system prompt first) and returns
 what the model is sent; it may also take a ``ProcessorContext`` as second argument (which
 model, whether the provider just refused the request as too long). The agent's own
-conversation, and a durable session's record of it, stay whole: processors shape only what
+conversation, and a session's record of it, stay whole: processors shape only what
 is sent.
 
 The built-in ones cut at turn boundaries (a turn begins with a user message; a call's results

@@ -1,8 +1,8 @@
 """The turn's hooks: one protocol for everything that watches or persists a turn.
 
 The turn machine (``handlers/``, driven by the agent actor) calls ``AgentHooks`` at each step of
-a turn, unconditionally; the durable session's journal (``hooks.journal``), the usage meter and
-its limits (``usage``), the spans (``tracing``) and the session log (``agent.session_log``)
+a turn, unconditionally; the session writer (``hooks.session_writer``), the usage meter and its
+limits (``usage``), the spans (``tracing``) and the session log (``agent.session_log``)
 implement it. ``compose`` runs several; ``AgentHooks`` itself does nothing. A limit speaks
 through ``claim`` (may one more LLM request or tool call be made now? a meter counts it there)
 and ``verdict`` (is the run over?): each returns the error that ends the run, and the turn

@@ -31,7 +31,7 @@ def _chain(methods: Sequence[Callable[..., None]]) -> Callable[..., None]:
 
 
 class CompositeHooks(AgentHooks):
-    """Several hooks as one, in the order given (the journal first, so a step is stored
+    """Several hooks as one, in the order given (the session writer first, so a step is stored
     before anything else sees it)."""
 
     def __init__(self, hooks: Sequence[AgentHooks]) -> None:

@@ -21,11 +21,10 @@ from autobyteus_like.llm.anthropic_wire import (
     encode_tools,
 )
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 from autobyteus_like.llm.prompt_cache import mark_anthropic_breakpoints
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import prepare
+from autobyteus_like.llm.provider_setup import prepare, stainless_client
 from autobyteus_like.llm.providers import LLMProvider
 from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import read_stainless
@@ -61,11 +60,8 @@ class AnthropicLLM(LLM):
         """Mark cache breakpoints (``prompt_cache.py``); off: every request reads afresh."""
         self._sdk = anthropic
         self._retry = RetryPolicy(max_retries)
-        self._client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, max_retries=0,  # ProviderCall retries, cancellably
-            timeout=anthropic.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
-            http_client=anthropic.DefaultHttpxClient(**client_options()),
-        )
+        self._client = stainless_client(anthropic, "Anthropic", api_key=key, base_url=base_url,
+                                        timeout_s=timeout_s)
         self._options: dict[str, Any] = {"max_tokens": max_tokens or 4096}
         if temperature is not None:
             self._options["temperature"] = temperature

@@ -1,11 +1,12 @@
-"""The interface every LLM implements: one blocking, cancellable, streaming call."""
+"""The interface every LLM implements: one blocking, cancellable, streaming call; and the base
+of an LLM that wraps another."""
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.errors import LLMError
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
@@ -14,7 +15,7 @@ from autobyteus_like.llm.providers import LLMProvider
 if TYPE_CHECKING:
     from autobyteus_like.tools.definition import ToolDefinition
 
-__all__ = ["LLM", "LLMError"]
+__all__ = ["LLM", "LLMError", "WrappingLLM"]
 
 
 class LLM(ABC):
@@ -36,3 +37,21 @@ class LLM(ABC):
         """Raise ``ConfigError`` for a tool this LLM cannot declare (checked when the agent
         starts, not at its first request). Most LLMs take every tool."""
         return None
+
+
+class WrappingLLM(LLM):
+    """An LLM that changes what ``inner`` is sent or sends back, and is otherwise ``inner``: its
+    provider, its check of the tools and its own attributes (``model``, ``requests``, ...)."""
+
+    def __init__(self, inner: LLM) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+
+    def check_tools(self, tools: Iterable[ToolDefinition]) -> None:
+        self.inner.check_tools(tools)
+
+    def __getattr__(self, name: str) -> Any:
+        # "inner" is looked up here only while unpickling, before it is set.
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)

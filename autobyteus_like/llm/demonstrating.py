@@ -8,22 +8,20 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
 
-from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message
 
 __all__ = ["DemonstratingLLM"]
 
 
-class DemonstratingLLM(LLM):
+class DemonstratingLLM(WrappingLLM):
     """``inner`` with ``exchange()`` (a request and its reply, or None for none) put before
     each request's messages; read per request, so it follows the member's current tools."""
 
     def __init__(self, inner: LLM, exchange: Callable[[], tuple[str, str] | None]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.exchange = exchange
-        self.provider = inner.provider
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         shown = self.exchange()
@@ -32,13 +30,3 @@ class DemonstratingLLM(LLM):
             request = dataclasses.replace(request, messages=(
                 Message("user", asked), Message("assistant", answered), *request.messages))
         return self.inner.stream(request, cancel)
-
-    def check_tools(self, tools: Any) -> None:
-        self.inner.check_tools(tools)
-
-    def __getattr__(self, name: str) -> Any:
-        # The wrapped LLM's own attributes read through; "inner" is looked up here only
-        # while unpickling, before it is set.
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)

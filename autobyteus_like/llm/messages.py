@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from autobyteus_like.tools.call_rules import CallRules
 
 if TYPE_CHECKING:
-    from autobyteus_like.parsers.parse_events import ParseErrorInfo
     from autobyteus_like.tools.definition import ToolDefinition
     from autobyteus_like.tools.image_content import ImageContent
-    from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+    from autobyteus_like.tools.invocation import ParseErrorInfo, ToolInvocation, ToolResult
 
 __all__ = ["Adaptation", "LLMChunk", "LLMRequest", "Message", "ModelSwitch", "NativeToolCall",
            "TokenUsage"]
@@ -101,7 +100,7 @@ def _count(value: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Adaptation:
-    """The LLM changed how it talks to its server, for the rest of the session: ``what``
+    """The LLM changed how it talks to its server, for the rest of its life: ``what``
     changed (``wire``, ``tool_format``), what it is ``now`` (``unstreamed``, ``xml``) and why."""
 
     what: str

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.errors import LLMError
 from autobyteus_like.llm import finish_reasons
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 from autobyteus_like.llm.messages import (
     Adaptation,
     LLMChunk,
@@ -25,6 +23,7 @@ from autobyteus_like.llm.messages import (
     NativeToolCall,
     TokenUsage,
 )
+from autobyteus_like.llm.openai_client import OpenAIClientLLM
 from autobyteus_like.llm.openai_completion import completion_chunks
 from autobyteus_like.llm.openai_wire import (
     OpenAIToolCallDecoder,
@@ -34,9 +33,7 @@ from autobyteus_like.llm.openai_wire import (
 )
 from autobyteus_like.llm.prompt_cache import cache_key_option
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import prepare
 from autobyteus_like.llm.providers import LLMProvider
-from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import read_stainless
 from autobyteus_like.llm.wire_images import check_vision
 from autobyteus_like.llm.wire_names import WireNames
@@ -44,25 +41,10 @@ from autobyteus_like.llm.wire_names import WireNames
 if TYPE_CHECKING:
     from autobyteus_like.tools.definition import ToolDefinition
 
-__all__ = ["NO_VISION", "OPENAI_COMPATIBLE", "OpenAILLM"]
-
-OPENAI_COMPATIBLE: dict[LLMProvider, tuple[str | None, str, bool]] = {
-    LLMProvider.OPENAI: (None, "OPENAI_API_KEY", True),
-    LLMProvider.DEEPSEEK: ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", True),
-    LLMProvider.MISTRAL: ("https://api.mistral.ai/v1", "MISTRAL_API_KEY", True),
-    LLMProvider.GROK: ("https://api.x.ai/v1", "XAI_API_KEY", True),
-    LLMProvider.OLLAMA: ("http://localhost:11434/v1", "OLLAMA_API_KEY", False),
-    LLMProvider.VLLM: ("http://localhost:8000/v1", "VLLM_API_KEY", False),
-    LLMProvider.LLAMACPP: ("http://localhost:8080/v1", "LLAMACPP_API_KEY", False),
-}
-"""Each provider's default base URL (None: the SDK's), API key variable, and whether it needs a
-key. Servers people run themselves (Ollama, vLLM, llama.cpp) need none wherever they run; a key
-set in the variable is still sent."""
-NO_VISION = frozenset({LLMProvider.DEEPSEEK})
-"""Providers whose API takes no images (``vision=True`` overrides, for a model that does)."""
+__all__ = ["OpenAILLM"]
 
 
-class OpenAILLM(LLM):
+class OpenAILLM(OpenAIClientLLM):
     """A Chat Completions model. ``base_url`` points at any compatible server; the
     self-hosted providers (``ollama``, ``vllm``, ``llamacpp``) need no key, local or remote."""
 
@@ -85,29 +67,14 @@ class OpenAILLM(LLM):
         prompt_cache_key: str | None = None,
         vision: bool | None = None,
     ) -> None:
-        self.provider = LLMProvider.parse(provider)
+        super().__init__(model, provider=provider, base_url=base_url, api_key=api_key,
+                         api_key_env=api_key_env, timeout_s=timeout_s, max_retries=max_retries,
+                         vision=vision)
         self.strict = strict
         """OpenAI's strict mode: every tool's schema in its strict subset (``strict_schema``)."""
         self._unstreamed_with_tools = False
         """Set once the server failed a streamed request with tools: such requests then go
-        unstreamed for the rest of this LLM's life (the session)."""
-        default_url, default_env, key_required = OPENAI_COMPATIBLE.get(
-            self.provider, (None, "OPENAI_API_KEY", True))
-        self.model = model
-        self.base_url = base_url or default_url
-        self.vision = vision if vision is not None else self.provider not in NO_VISION
-        key, openai = prepare(self.provider.value, key=api_key,
-                              key_variable=api_key_env or default_env,
-                              key_required=key_required, sdk="openai", package="openai",
-                              extra="openai")
-        self._sdk = openai
-        self._retry = RetryPolicy(max_retries)
-        self._client = openai.OpenAI(
-            api_key=key or "not-needed",  # self-hosted servers ignore it
-            base_url=self.base_url, max_retries=0,  # ProviderCall retries, cancellably
-            timeout=openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
-            http_client=openai.DefaultHttpxClient(**client_options()),
-        )
+        unstreamed for the rest of this LLM's life."""
         self._options: dict[str, Any] = {}
         if temperature is not None:
             self._options["temperature"] = temperature

@@ -2,7 +2,7 @@
 
 OpenAI's recommended API, and the only one that keeps a reasoning model's reasoning across
 tool calls. Stateless by default (``store: false``): each request carries the whole
-conversation, reasoning items with their ``encrypted_content`` included, so a durable session
+conversation, reasoning items with their ``encrypted_content`` included, so a session
 resumed elsewhere, or a fallback to this model mid-conversation, works as any other request.
 ``previous_response=True`` sends only what is new since the last response of this object
 (``previous_response_id``, with ``store: true``) when the history still begins with what that
@@ -18,10 +18,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from autobyteus_like.errors import LLMError
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
-from autobyteus_like.llm.openai_llm import NO_VISION, OPENAI_COMPATIBLE
+from autobyteus_like.llm.openai_client import OpenAIClientLLM
 from autobyteus_like.llm.openai_responses_wire import (
     ResponsesStreamReader,
     encode_input,
@@ -30,9 +28,7 @@ from autobyteus_like.llm.openai_responses_wire import (
 from autobyteus_like.llm.openai_wire import encode_rules
 from autobyteus_like.llm.prompt_cache import cache_key_option
 from autobyteus_like.llm.provider_call import ProviderCall
-from autobyteus_like.llm.provider_setup import prepare
 from autobyteus_like.llm.providers import LLMProvider
-from autobyteus_like.llm.retry_policy import RetryPolicy
 from autobyteus_like.llm.sdk_failures import Failure, read_stainless, to_llm_error
 from autobyteus_like.llm.wire_images import check_vision
 from autobyteus_like.llm.wire_names import WireNames
@@ -46,7 +42,7 @@ _STATUS_OF_CODE = {"rate_limit_exceeded": 429, "server_error": 500, "server_is_o
 messages treat it as that status)."""
 
 
-class OpenAIResponsesLLM(LLM):
+class OpenAIResponsesLLM(OpenAIClientLLM):
     """A model on ``POST /responses``. ``encrypted_reasoning`` (default: for reasoning models,
     ``o*`` and ``gpt-5*``) asks for reasoning items back to carry them along; turn it on for
     a compatible server's reasoning model of another name."""
@@ -70,23 +66,9 @@ class OpenAIResponsesLLM(LLM):
         prompt_cache_key: str | None = None,
         vision: bool | None = None,
     ) -> None:
-        self.provider = LLMProvider.parse(provider)
-        default_url, default_env, key_required = OPENAI_COMPATIBLE.get(
-            self.provider, (None, "OPENAI_API_KEY", True))
-        self.model = model
-        self.base_url = base_url or default_url
-        self.vision = vision if vision is not None else self.provider not in NO_VISION
-        key, openai = prepare(self.provider.value, key=api_key,
-                              key_variable=api_key_env or default_env,
-                              key_required=key_required, sdk="openai", package="openai",
-                              extra="openai")
-        self._sdk = openai
-        self._retry = RetryPolicy(max_retries)
-        self._client = openai.OpenAI(
-            api_key=key or "not-needed", base_url=self.base_url, max_retries=0,
-            timeout=openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
-            http_client=openai.DefaultHttpxClient(**client_options()),
-        )
+        super().__init__(model, provider=provider, base_url=base_url, api_key=api_key,
+                         api_key_env=api_key_env, timeout_s=timeout_s, max_retries=max_retries,
+                         vision=vision)
         self.previous_response = previous_response
         self._options: dict[str, Any] = {}
         if temperature is not None:

@@ -1,15 +1,18 @@
 """What every real provider needs before its first request: a key (for providers that ask for
-one) and its SDK, or one clear message saying everything that is missing."""
+one) and its SDK, or one clear message saying everything that is missing; and the client of a
+Stainless-made SDK (OpenAI's, Anthropic's) set up the one way every such LLM uses it."""
 
 from __future__ import annotations
 
 import importlib
 import os
 from types import ModuleType
+from typing import Any
 
 from autobyteus_like.errors import LLMError
+from autobyteus_like.llm.connection_watch import CONNECT_TIMEOUT_S, client_options
 
-__all__ = ["import_sdk", "prepare"]
+__all__ = ["import_sdk", "prepare", "stainless_client"]
 
 
 def prepare(provider: str, *, key: str | None, key_variable: str, key_required: bool,
@@ -39,3 +42,15 @@ def import_sdk(module: str, package: str, extra: str, provider: str) -> ModuleTy
     except ImportError:
         raise LLMError(f"the {provider} provider needs the {package} package: "
                        f"pip install 'autobyteus-like[{extra}]'", provider=provider) from None
+
+
+def stainless_client(sdk: ModuleType, client_class: str, *, api_key: str | None,
+                     base_url: str | None, timeout_s: float) -> Any:
+    """``sdk.<client_class>`` (``OpenAI``, ``Anthropic``) with no retries of its own (a
+    ``ProviderCall`` retries, cancellably), ``timeout_s`` with the connect timeout capped, and
+    the HTTP client whose connections a cancel can cut (``connection_watch``)."""
+    return getattr(sdk, client_class)(
+        api_key=api_key, base_url=base_url, max_retries=0,
+        timeout=sdk.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
+        http_client=sdk.DefaultHttpxClient(**client_options()),
+    )

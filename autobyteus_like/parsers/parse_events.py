@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.invocation import ParseErrorInfo, ToolInvocation
 
 __all__ = [
     "ParseErrorInfo",
@@ -15,19 +15,6 @@ __all__ = [
     "ToolCallFailed",
     "ToolCallStarted",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class ParseErrorInfo:
-    """A call the model meant but wrote wrongly: what is wrong, in words it can act on."""
-
-    message: str
-    snippet: str
-    index: int
-    """The call's position among this response's calls (valid and failed alike)."""
-    format: str
-    name: str | None = None
-    id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,12 @@ partial tag) waits for the next chunk.
 
 Python runs once per structural tag at most: a whole simple call and a run of leaf elements are
 each read by one regular expression (``xml_shortcuts``), and one search finds the next tag with
-its ``>``. A call's raw text (for its error) is sliced once per chunk, not per tag.
+its ``>`` (the patterns searched with are ``xml_tag_patterns``'). A call's raw text (for its
+error) is sliced once per chunk, not per tag.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,54 +26,28 @@ from autobyteus_like.parsers.parse_events import (
     ToolCallCompleted,
     ToolCallStarted,
 )
-from autobyteus_like.parsers.partial_marker import PartialMarker
 from autobyteus_like.parsers.xml_arguments import ArgumentTree, Frame
-from autobyteus_like.parsers.xml_shortcuts import (
-    CALL_TAIL,
-    ITEM_RUN,
-    apply_item_run,
-    call_head,
-    simple_body,
+from autobyteus_like.parsers.xml_shortcuts import apply_item_run, call_head, simple_body
+from autobyteus_like.parsers.xml_tag_patterns import (
+    CDATA_HOLD,
+    INNER_HOLD,
+    MAX_TAG,
+    OPEN_HOLD,
+    RAW_ARG,
+    RAW_ITEM,
+    STRUCTURED,
+    TAG_AT,
+    TAG_END,
+    TOOL_OPEN,
+    tag_attributes,
 )
-from autobyteus_like.parsers.xml_tag_stretch import SIMPLE_TAGS, apply_simple_tags
+from autobyteus_like.parsers.xml_tag_stretch import apply_simple_tags
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["XmlToolCallParser"]
 
-_MAX_TAG = 512
-"""A tag's ``>`` or the next ``<`` is looked for this far only, so a stream decides a broken tag
-exactly as the whole text does (and never scans far ahead for it)."""
-_TOOL_OPEN = re.compile(r"<tool(?=[\s>/])")
-_TAG_END = re.compile(r"[<>]")
-_ATTRIBUTE = re.compile(r"""([A-Za-z_][\w.\-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-# The next step inside a structured element: a run of leaf items (group 1), a stretch of simple
-# tags (group 2), the call's end (group 3), CDATA, or a structural tag with what follows its name
-# up to its '>' when that comes before any '<' (group 6; the tag's length is checked against
-# _MAX_TAG after the match; None: a broken tag). Every alternative starts with '<', so the
-# search skips text at C speed.
-_TAG_BODY = rf"(?=[\s/>])(?:([^<>]{{0,{_MAX_TAG}}}+)>)?"
-_STRUCTURED = re.compile(
-    rf"<(?:({ITEM_RUN})|({SIMPLE_TAGS})|({CALL_TAIL})|!\[CDATA\["
-    rf"|(/?)(tool|arguments|arg|item){_TAG_BODY})"
-)
-# Inside a raw element only its own kind of tag and CDATA matter; the tag found is then read by
-# _TAG_AT (same groups as _STRUCTURED, the shortcuts' never set).
-_RAW_ARG = re.compile(r"<!\[CDATA\[|</?arg(?=[\s/>])")
-_RAW_ITEM = re.compile(r"<!\[CDATA\[|</?item(?=[\s/>])")
-_TAG_AT = re.compile(rf"<(?:((?!))|((?!))|((?!)))?(/?)(tool|arguments|arg|item){_TAG_BODY}")
-_OPEN_HOLD = PartialMarker(["<tool "])
-_INNER_HOLD = PartialMarker(
-    ["<![CDATA[", "<arguments>", "</arguments>", "<tool ", "</tool>", "<arg ", "</arg>",
-     "<item>", "</item>"]
-)
-_CDATA_HOLD = PartialMarker(["]]>"])
 _UNKNOWN: Any = object()
-
-
-def _attributes(tag: str) -> dict[str, str]:
-    return {m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
-            for m in _ATTRIBUTE.finditer(tag)}
 
 
 @dataclass(slots=True)
@@ -150,9 +124,9 @@ class XmlToolCallParser(FormatParser):
 
     def _scan_text(self, data: str, i: int, events: list[ParseEvent]) -> int:
         n = len(data)
-        match = _TOOL_OPEN.search(data, i)
+        match = TOOL_OPEN.search(data, i)
         if match is None:
-            keep = _OPEN_HOLD.hold(data, i)
+            keep = OPEN_HOLD.hold(data, i)
             if n - keep > i:
                 events.append(TextDelta(data[i : n - keep]))
             self._pending = data[n - keep :]
@@ -189,9 +163,9 @@ class XmlToolCallParser(FormatParser):
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
         """Read the ``<tool ...>`` tag at ``start``; start a call, or report a broken tag."""
         n = len(data)
-        end = _TAG_END.search(data, start + 1, start + _MAX_TAG + 1)
+        end = TAG_END.search(data, start + 1, start + MAX_TAG + 1)
         if end is None or data[end.start()] == "<":
-            if end is None and n - start <= _MAX_TAG:
+            if end is None and n - start <= MAX_TAG:
                 self._pending = data[start:]
                 return n
             stop = end.start() if end is not None and data[end.start()] == "<" else start + 5
@@ -201,7 +175,7 @@ class XmlToolCallParser(FormatParser):
             events.append(TextDelta(data[start:stop]))
             return stop
         tag = data[start : end.end()]
-        attributes = _attributes(tag)
+        attributes = tag_attributes(tag)
         name = without_lone_surrogates((attributes.get("name") or "").strip())
         if not name:
             events.append(self.calls.failure("a <tool> tag has no name attribute", tag))
@@ -241,10 +215,10 @@ class XmlToolCallParser(FormatParser):
                 continue
             top = frames[-1]
             raw = top.raw
-            pattern = (_RAW_ITEM if top.kind == "item" else _RAW_ARG) if raw else _STRUCTURED
+            pattern = (RAW_ITEM if top.kind == "item" else RAW_ARG) if raw else STRUCTURED
             match = pattern.search(data, i)
             if match is None:
-                keep = _INNER_HOLD.hold(data, i)
+                keep = INNER_HOLD.hold(data, i)
                 self._text(top, data[i : n - keep])
                 self._pending = data[n - keep :]
                 return n
@@ -256,7 +230,7 @@ class XmlToolCallParser(FormatParser):
                     call.in_cdata = True
                     i = end
                     continue
-                match = _TAG_AT.match(data, j)
+                match = TAG_AT.match(data, j)
                 assert match is not None  # the search saw its start
                 end = match.end()
             elif match.group(1) is not None:
@@ -275,7 +249,7 @@ class XmlToolCallParser(FormatParser):
                 call.in_cdata = True
                 i = end
                 continue
-            if inner is None or end - j > _MAX_TAG + 1:
+            if inner is None or end - j > MAX_TAG + 1:
                 i = self._broken_tag(tree, data, j)
                 continue
             i = self._tag(data, slash == "/", element, inner, j, end, events)
@@ -288,7 +262,7 @@ class XmlToolCallParser(FormatParser):
         at = data.find("]]>", i)
         if at < 0:
             n = len(data)
-            keep = _CDATA_HOLD.hold(data, i)
+            keep = CDATA_HOLD.hold(data, i)
             top.add_cdata(data[i : n - keep])
             self._pending = data[n - keep :]
             return n
@@ -300,8 +274,8 @@ class XmlToolCallParser(FormatParser):
         """A tag at ``j`` whose ``>`` is not within reach before a ``<``: hold it if the data may
         still bring its ``>``, else keep it as text (a problem, outside a raw value)."""
         n = len(data)
-        end = _TAG_END.search(data, j + 1, j + _MAX_TAG + 1)
-        if end is None and n - j <= _MAX_TAG:
+        end = TAG_END.search(data, j + 1, j + MAX_TAG + 1)
+        if end is None and n - j <= MAX_TAG:
             self._pending = data[j:]
             return n
         stop = end.start() if end is not None else j + 1  # end is a '<' here
@@ -365,7 +339,7 @@ class XmlToolCallParser(FormatParser):
                 tree.close()
             return end  # anything else is a stray closing tag
         if element == "arg":
-            tree.open_arg(_attributes(body[:-1] if self_closing else body).get("name"))
+            tree.open_arg(tag_attributes(body[:-1] if self_closing else body).get("name"))
         else:
             tree.open_item()
         if self_closing:

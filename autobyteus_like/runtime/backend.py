@@ -63,7 +63,7 @@ class Backend(Protocol):
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> Member:
-        """One member; ``options`` are the ``Agent``'s own (a durable session, tracing, the
+        """One member; ``options`` are the ``Agent``'s own (a session, tracing, the
         team's usage), which a backend that cannot honour one refuses."""
         ...
 

@@ -86,7 +86,7 @@ class RayBackend:
         self._hosted[config.name] = (config, [*tools, *recipes], where)
         remote = RemoteMember(local, self.runtime.delivery_timeout_s,
                               DriverUsage(config, options.get("team_usage")))
-        remote.durable = session is not None
+        remote.has_session = session is not None
         self._members[config.name] = remote
         return remote
 

@@ -58,7 +58,7 @@ class RemoteMember:
         self._ids = itertools.count(1)
         self._stopped = False
         self._streaming = False
-        self.durable = False
+        self.has_session = False
         """Whether its turns are stored (a session): a restarted process goes on with them,
         so a death fails no reply until no process comes back."""
 
@@ -92,7 +92,7 @@ class RemoteMember:
     def resume(self) -> list[ResumedTurn]:
         """The stored turns its host went on with when it started (a session its last
         driver left unfinished), each with the reply it now owes."""
-        if not self.durable or not self.running:
+        if not self.has_session or not self.running:
             return []
         resumed = ray.get(self.handle.resumed.remote(self.name), timeout=self._timeout_s)
         return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
@@ -164,7 +164,7 @@ class RemoteMember:
                                     f"{type(exc).__name__}") from None
         with self._lock:
             self._pending.own(message_id, incarnation)
-            dead = incarnation in self._dead and not self.durable
+            dead = incarnation in self._dead and not self.has_session
             ended = self._ended_early.pop(message_id, None)  # taken and ended before
         if ended is not None:
             self.turn_ended(ended)
@@ -207,7 +207,7 @@ class RemoteMember:
         reply: Future[str] = Future()
         with self._lock:
             ended = self._ended_early.pop(message_id, None)
-            if ended is None and (self.durable or incarnation not in self._dead):
+            if ended is None and (self.has_session or incarnation not in self._dead):
                 return self._pending.add(message_id, reply, owner=incarnation)
         if ended is not None:
             error = _settle(reply, self.name, ended)
@@ -240,7 +240,7 @@ class RemoteMember:
             if self.incarnation:
                 self._dead.add(self.incarnation)
             dead = set(self._dead)
-        if self.durable and not for_good:  # the restarted process resumes them
+        if self.has_session and not for_good:  # the restarted process resumes them
             return
         self._pending.fail_all(AgentTurnError(self.name, DIED),
                                owned_by=None if for_good else dead.__contains__)

@@ -74,7 +74,7 @@ class HostMail:
         self._seq: int | None = None
 
     @property
-    def durable(self) -> bool:
+    def has_session(self) -> bool:
         return self.session is not None
 
     def store(self, recipient: str, content: str, call_id: str) -> str | None:
@@ -154,7 +154,7 @@ def resume_member(agent: Agent, mail: HostMail, restarted: bool,
     dead process may have died before the driver heard of them; the driver counts each id
     once). On a first start (a new driver on an old session) the driver delivers what is
     undelivered itself, and is told the turns resumed (returned)."""
-    if not mail.durable:
+    if not mail.has_session:
         return []
     if restarted:
         for sent in mail.outgoing():

@@ -7,7 +7,7 @@ server's event loop (no thread per call), reports each as progress, settles appr
 policy, and returns once the team is quiet. Cancelling ``ask`` (the client cancelled its
 request) stops that ask's work at once, cutting every member's LLM request and tool, and
 takes the conversations back to where they were before it; the team itself is not rebuilt.
-A team with a durable session or on Ray cannot begin a run in place: it is started afresh.
+A team with a session or on Ray cannot begin a run in place: it is started afresh.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class TeamHost:
         self.config = config
         self.policy = policy or ApprovalPolicy()
         self.session = session
-        """A durable session the team keeps its conversations in (and goes on with)."""
+        """A session the team keeps its conversations in (and goes on with)."""
         self._tools: list[ToolLike | ToolSource] = [*named, *sources]
         self._sources = sources
         self._team: AgentTeam | None = None

@@ -1,11 +1,11 @@
-"""Durable sessions: a store that keeps every agent's history, each call's state and the team's
+"""Sessions: a store that keeps every agent's history, each call's state and the team's
 mail, so a session survives a crash and resumes.
 
 ``open_store("team.sessions.db")`` (or ``sqlite:///path``) opens an embedded SQLite store;
 ``open_store("postgresql://user@host/db")`` a PostgreSQL one (the ``postgres`` extra). Nothing
 here is imported by an agent that does not use a store, and nothing here imports the turn
 machine: the store speaks its own records, restoring gives one ``TurnSnapshot``
-(``store.restore``), and the journal that writes a turn is a hook (``hooks.journal``).
+(``store.restore``), and the session writer that writes a turn is a hook (``hooks.session_writer``).
 """
 
 from __future__ import annotations

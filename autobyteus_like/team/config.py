@@ -84,7 +84,7 @@ class TeamConfig(BaseModel):
     ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
     The team starts them with itself and stops them with itself."""
     store: str | None = Field(default=None, min_length=1)
-    """Where this team's durable sessions are kept: a SQLite file (relative to the YAML
+    """Where this team's sessions are kept: a SQLite file (relative to the YAML
     file's folder) or a ``postgresql://`` URL. Default: ``<team file>.sessions.db`` beside
     the YAML file. Used by ``run --session``."""
     limits: UsageLimits | None = None

@@ -53,10 +53,11 @@ class AgentTeam(TeamAnswers):
     ``tools``, each started once for the whole team. ``tracing``: where the members' spans
     go (one trace per run, across members).
 
-    ``session`` makes the team durable: every member's conversation and every message between
-    members is stored as it happens (a message before it is delivered), and a team started on
-    a session its last process left unfinished goes on from there (``resume()``; ``send`` and
-    ``run`` do so first by themselves). ``config``: a ``TeamConfig``, or a YAML file's path."""
+    ``session`` keeps the team's work in a session: every member's conversation and every
+    message between members is stored as it happens (a message before it is delivered), and a
+    team started on a session its last process left unfinished goes on from there
+    (``resume()``; ``send`` and ``run`` do so first by themselves). ``config``: a
+    ``TeamConfig``, or a YAML file's path."""
 
     def __init__(
         self,
@@ -198,8 +199,8 @@ class AgentTeam(TeamAnswers):
         in ``conversations`` (``conversations()`` taken earlier) or as it stands. Not with a
         session or on Ray."""
         if self.session is not None or isinstance(self.runtime, RayRuntime):
-            raise UsageError(f"team {self.name!r}: a new run of a durable or Ray team is a "
-                             "new start (stop, then start)")
+            raise UsageError(f"team {self.name!r}: a new run of a team with a session or on Ray "
+                             "is a new start (stop, then start)")
         self.mail.restarting()
         try:
             self._usage.start_run()
@@ -219,7 +220,7 @@ class AgentTeam(TeamAnswers):
                  trace: TracebackType | None) -> None:
         self.stop()
 
-    # -- a durable session -------------------------------------------------------------------
+    # -- a session ---------------------------------------------------------------------------
 
     def _hold_session(self, session: Session) -> None:
         """Take the session for this team (``ConfigError`` if it needs a member or tool the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -9,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from autobyteus_like.errors import ErrorCode
 from autobyteus_like.tools.image_content import ImageContent
 
-__all__ = ["ErrorCode", "ToolErrorInfo", "ToolInvocation", "ToolResult"]
+__all__ = ["ErrorCode", "ParseErrorInfo", "ToolErrorInfo", "ToolInvocation", "ToolResult"]
 
 
 class ToolInvocation(BaseModel):
@@ -33,6 +34,20 @@ class ToolErrorInfo(BaseModel):
     message: str
     recoverable: bool = True
     suggestion: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParseErrorInfo:
+    """A call the model meant but wrote wrongly: what is wrong, in words it can act on (a
+    parser finds it; a native call read from a text reply carries it)."""
+
+    message: str
+    snippet: str
+    index: int
+    """The call's position among this response's calls (valid and failed alike)."""
+    format: str
+    name: str | None = None
+    id: str | None = None
 
 
 class ToolResult(BaseModel):

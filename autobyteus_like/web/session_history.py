@@ -1,4 +1,4 @@
-"""What a durable session held when the server opened it: each member's stored conversation,
+"""What a session held when the server opened it: each member's stored conversation,
 for the page to show above the runs this server makes."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ImageContent, tool
 from autobyteus_like.agent.call_results import success_result
 from autobyteus_like.errors import LLMError
-from autobyteus_like.hooks.journal import message_data
+from autobyteus_like.hooks.session_writer import message_data
 from autobyteus_like.llm import LLM, LLMRequest, Message
 from autobyteus_like.llm.openai_llm import OpenAILLM
 from autobyteus_like.llm.openai_responses_llm import OpenAIResponsesLLM

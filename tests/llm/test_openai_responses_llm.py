@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, tool
-from autobyteus_like.hooks.journal import message_data
+from autobyteus_like.hooks.session_writer import message_data
 from autobyteus_like.llm import LLMChunk, LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
 from autobyteus_like.llm.openai_responses_llm import OpenAIResponsesLLM
 from autobyteus_like.store import Session

@@ -9,15 +9,16 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.mcp.helpers import SERVERS
-
-TOOLS = f"{SERVERS / 'team_tools.py'}:TOOLS"
+TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 
 
 def team_file(tmp_path: Path, responses: list[str]) -> Path:
@@ -81,61 +82,68 @@ def test_over_stdio_progress_denied_approval_and_cancellation(tmp_path):
             assert member.content[0].text == "hi"
 
     anyio.run(client)
-    assert not (marker.exists() and marker.read_text() == "purged")
+    assert not (marker.exists() and marker.read_text() == "purged\n")
     assert progress[:3] == ["user -> lead: purge it", "lead is thinking (step 1)",
                             "lead asks to run purge"]
     assert "lead: purge failed (DENIED)" in progress
     assert progress[-1] == "lead answered: Purge refused."
 
 
-def test_over_streamable_http_with_an_approval_policy(tmp_path):
-    marker = tmp_path / "marker"
-    team = team_file(tmp_path, [call("purge", marker=str(marker)), "Purged."])
-    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0",
-                                              "--approve", "pur*")],
+@dataclass
+class ServedOverHttp:
+    """A ``serve-mcp --http`` process: its URL, and once it is stopped its exit code and what
+    it wrote on stderr after announcing the URL."""
+
+    url: str = ""
+    code: int | None = None
+    rest: str = ""
+
+
+@contextmanager
+def served_over_http(team: Path, *args: str) -> Iterator[ServedOverHttp]:
+    """Serve ``team`` over streamable HTTP on a free port; on leaving, SIGTERM (the server
+    stops its team and exits) and wait for it."""
+    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0", *args)],
                               stderr=subprocess.PIPE, text=True)
+    served = ServedOverHttp()
     try:
         line = server.stderr.readline() if server.stderr else ""
         assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
-        url = line.split(" at ")[1].strip()
-
-        async def client() -> str:
-            async with Client(url) as mcp:
-                result = await mcp.call_tool("ask_helpers", {"message": "purge it"})
-                return str(result.content[0].text)
-
-        assert anyio.run(client) == "Purged."
-        assert marker.read_text() == "purged"
+        served.url = line.split(" at ")[1].strip()
+        yield served
     finally:
-        server.terminate()  # SIGTERM: the server stops its team and exits
-        assert server.wait(timeout=20) == 0
+        server.terminate()
+        served.code = server.wait(timeout=20)
         if server.stderr:
+            served.rest = server.stderr.read()
             server.stderr.close()
+
+
+def ask_over_http(url: str, message: str) -> str:
+    """The team's answer to ``message``, asked with the SDK's client."""
+    async def client() -> str:
+        async with Client(url) as mcp:
+            result = await mcp.call_tool("ask_helpers", {"message": message})
+            return str(result.content[0].text)
+
+    return anyio.run(client)
+
+
+def test_over_streamable_http_with_an_approval_policy(tmp_path):
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, [call("purge", marker=str(marker)), "Purged."])
+    with served_over_http(team, "--approve", "pur*") as served:
+        assert ask_over_http(served.url, "purge it") == "Purged."
+        assert marker.read_text() == "purged\n"
+    assert served.code == 0
 
 
 def test_sigterm_stops_an_http_server_quietly(tmp_path):
     team = team_file(tmp_path, ["Hello."])
-    server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0")],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        line = server.stderr.readline() if server.stderr else ""
-        assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
-        url = line.split(" at ")[1].strip()
-
-        async def client() -> str:
-            async with Client(url) as mcp:
-                result = await mcp.call_tool("ask_helpers", {"message": "hi"})
-                return str(result.content[0].text)
-
-        assert anyio.run(client) == "Hello."
-    finally:
-        server.terminate()
-        code = server.wait(timeout=20)
-        rest = server.stderr.read() if server.stderr else ""
-        if server.stderr:
-            server.stderr.close()
-    assert code == 0
-    assert rest == "", rest
+    with served_over_http(team) as served:
+        assert ask_over_http(served.url, "hi") == "Hello."
+    assert served.code == 0
+    assert served.rest == "", served.rest
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-TOOLS = f"{Path(__file__).parent / 'web_tools.py'}:TOOLS"
+TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 
 
 def call(name: str, **arguments: object) -> str:

@@ -1,4 +1,5 @@
-"""Tools for the teams served on the web in the tests (``--tools web_tools.py:TOOLS``)."""
+"""Tools for the teams the tests serve, over MCP and on the web (``--tools team_tools.py:TOOLS``):
+a call that waits (and says whether it was cancelled), one that needs approval, an echo."""
 
 from __future__ import annotations
 

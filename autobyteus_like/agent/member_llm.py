@@ -11,9 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterator
-from typing import Any
 
-from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 from autobyteus_like.tools.call_rules import CallRules, ToolChoice
 
@@ -23,26 +22,15 @@ AUTO_FORMAT = "auto"
 """``tool_format: auto``: native where it works, else a text format."""
 
 
-class RuledLLM(LLM):
+class RuledLLM(WrappingLLM):
     """``inner`` with ``rules`` put on each request (the wires map them to each provider)."""
 
     def __init__(self, inner: LLM, rules: CallRules) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.rules = rules
-        self.provider = inner.provider
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         return self.inner.stream(with_rules(request, self.rules), cancel)
-
-    def check_tools(self, tools: Any) -> None:
-        self.inner.check_tools(tools)
-
-    def __getattr__(self, name: str) -> Any:
-        # The wrapped LLM's own attributes (model, requests, ...) read through; "inner" is
-        # looked up here only while unpickling, before it is set.
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
 
 def with_rules(request: LLMRequest, rules: CallRules) -> LLMRequest:
@@ -59,7 +47,7 @@ def with_rules(request: LLMRequest, rules: CallRules) -> LLMRequest:
 def member_llm(llm: LLM, rules: CallRules, *, adapt: bool) -> LLM:
     """``llm`` as a member with these rules uses it (itself when nothing needs adding)."""
     if adapt:
-        from autobyteus_like.llm.format_adapting import FormatAdaptingLLM
+        from autobyteus_like.agent.format_adapting import FormatAdaptingLLM
 
         return FormatAdaptingLLM(llm, rules)
     return RuledLLM(llm, rules) if rules.any else llm

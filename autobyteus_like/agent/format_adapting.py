@@ -1,5 +1,5 @@
 """``tool_format: auto``: native tool calling where the provider and server handle it, and a
-text format (XML first, then JSON) for the rest of the session where they do not.
+text format (XML first, then JSON) for the rest of the LLM's life where they do not.
 
 The agent's turn always speaks native (tools declared, calls as ``NativeToolCall``, results as
 ``tool`` messages); this LLM translates. It switches to text when a request with tools fails in
@@ -25,13 +25,13 @@ import threading
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
+from autobyteus_like.agent.member_llm import with_rules
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import builtin_format
 from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest
 from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.member_llm import with_rules
+from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import (
     Adaptation,
     LLMChunk,
@@ -64,26 +64,18 @@ Chunks = Generator[LLMChunk, None, str | None]
 """Yields a reply's chunks; returns why the format must change (None: it need not)."""
 
 
-class FormatAdaptingLLM(LLM):
+class FormatAdaptingLLM(WrappingLLM):
     """``inner`` with ``rules``, native first, switching to a text format when it must."""
 
     def __init__(self, inner: LLM, rules: CallRules) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.rules = rules
-        self.provider = inner.provider
         self.text_format: str | None = None
         """The text format in use (None: native)."""
         self._proven = False
         self._policy: CallPolicy | None = None
         self._carried: TokenUsage | None = None
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def check_tools(self, tools: Any) -> None:
-        self.inner.check_tools(tools)
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         request = with_rules(request, self.rules)

@@ -1,6 +1,6 @@
-"""AgentJournal: one agent's side of a durable session, written as its turn goes (its hooks).
+"""SessionWriter: one agent's side of a session, written as its turn goes (its hooks).
 
-Each point that matters for durability is one transaction, committed before the step that
+Each point a resume depends on is one transaction, committed before the step that
 depends on it: a message received; a turn begun (its user message in the history); a response
 complete (the assistant message and every call of it, in one write, before any of those calls
 is asked about or started); a call waiting for a person, approved or about to run; a result
@@ -8,7 +8,7 @@ is asked about or started); a call waiting for a person, approved or about to ru
 methods and records; a write the store refuses (``StoreError``, a lost lease) raises, and the
 turn machine fails the turn at once.
 
-After one failed write the journal writes nothing more (each later point raises at once): the
+After one failed write the writer writes nothing more (each later point raises at once): the
 session stays as it was at the failure, resumable by another process, with the turn open and
 its calls pending or running (a resume makes the running ones INTERRUPTED). Recording the
 turn's end after the failure would leave a session that reads "done" with a call that never
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from autobyteus_like.llm.messages import Message
     from autobyteus_like.store.session_store import SessionStore
 
-__all__ = ["AgentJournal", "message_data", "result_state"]
+__all__ = ["SessionWriter", "message_data", "result_state"]
 
 
 def message_data(message: Message, request_no: int | None = None) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def result_state(result: ToolResult) -> CallState:
     return CallState.FAILED
 
 
-class AgentJournal(AgentHooks):
+class SessionWriter(AgentHooks):
     """Writes one agent's history, turns, calls and mail to its session."""
 
     needs_whole_response = True  # a response and all its calls are stored before any runs
