@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -138,7 +139,12 @@ def test_a_lost_driver_leaves_no_actor_on_the_cluster(head_node):
                               env=driver_env())
     try:
         assert driver.stdout is not None
-        assert driver.stdout.readline().strip() == "BLOCKED", driver.stderr.read()
+        # a bounded wait: a driver that cannot reach the cluster retries for ever
+        ready, _, _ = select.select([driver.stdout], [], [], 240)
+        if not ready:
+            driver.kill()
+        line = driver.stdout.readline() if ready else ""
+        assert line.strip() == "BLOCKED", driver.stderr.read()
         assert {actor.state for actor in actors_of(api, "lost-driver")} == {"ALIVE"}
     finally:
         driver.kill()  # the driver is lost mid-turn: no stop, no clean-up of its own
