@@ -3,6 +3,19 @@ from pathlib import Path
 
 import pytest
 
+# What makes a test slow (seconds, not milliseconds): a Ray cluster, a real model, a fresh
+# virtual environment. Such tests are marked ``slow`` here, by what they use, so the fast loop
+# (pytest -m "not slow") leaves them out wherever they are written; CI runs everything.
+SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_python"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        on_ray = params.get("runtime") == "ray" or params.get("backend") == "ray"
+        if on_ray or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def no_thread_left_behind():
