@@ -39,14 +39,16 @@ REDOS = textwrap.dedent("""
 
 def test_a_catastrophic_backtracking_pattern_returns_promptly(tmp_path):
     # In a subprocess: with a backtracking engine the call would hold the GIL for hours, and
-    # only a separate process can be killed at the deadline.
+    # only a separate process can be killed at the deadline. The bounds are far from a quiet
+    # machine's milliseconds and far from hours: a new interpreter's start-up alone once took
+    # over the 20 s this test gave the whole process, on a loaded machine.
     try:
         done = subprocess.run([sys.executable, "-c", REDOS, str(tmp_path)],
-                              capture_output=True, text=True, timeout=20, check=True)
+                              capture_output=True, text=True, timeout=300, check=True)
     except subprocess.TimeoutExpired:
-        pytest.fail("search.lexical did not return within 20 s on (a+)+$")
+        pytest.fail("search.lexical did not return within 300 s on (a+)+$")
     report = json.loads(done.stdout)
-    assert report["seconds"] < 5
+    assert report["seconds"] < 60  # the search alone
     assert report["found"] == [{"path": "fine.txt", "line": 1, "content": "aaa",
                                 "context": ["aaa"]}]
 
