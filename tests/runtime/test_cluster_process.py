@@ -37,16 +37,18 @@ def head_node():
          "--dashboard-port=0", "--disable-usage-stats", "--block"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     address = api = None
+    said: list[str] = []
     try:
         assert head.stdout is not None
         for line in head.stdout:  # ends if the head exits
+            said.append(line)
             if found := re.search(r"--address='([^']+)'", line):
                 address = found.group(1)
             if found := re.search(r"RAY_API_SERVER_ADDRESS='([^']+)'", line):
                 api = found.group(1)
             if "block forever" in line:
                 break
-        assert address and api, "ray start did not report its addresses"
+        assert address and api, "ray start did not report its addresses:\n" + "".join(said[-40:])
         yield address, api
     finally:
         head.send_signal(signal.SIGTERM)  # it stops every process it started
