@@ -12,7 +12,7 @@ SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_py
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        on_ray = params.get("runtime") == "ray" or params.get("backend") == "ray"
+        on_ray = any(str(params.get(key, "")).startswith("ray") for key in ("runtime", "backend"))
         if on_ray or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
