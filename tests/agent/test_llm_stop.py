@@ -19,12 +19,13 @@ def test_stop_cuts_a_request_the_provider_never_answers(provider: str):
         agent = Agent(AgentConfig(name="waiting", llm=llm, tools=[add],
                                   tool_format="native")).start()
         reply = agent.send("add 2 and 40")
-        assert server.arrived.acquire(timeout=5)
+        assert server.arrived.acquire(timeout=60)
         started = time.perf_counter()
         agent.stop()  # joins the agent's threads (the LLM worker's included)
         took = time.perf_counter() - started
         with pytest.raises(AgentStoppedError):
             reply.result(timeout=1)
         requests = len(server.requests)
-    assert took < 1.0, f"stop took {took:.2f} s"
+    # prompt: milliseconds quiet, seconds under load; not the 30 s request timeout
+    assert took < 10.0, f"stop took {took:.2f} s"
     assert requests == 1

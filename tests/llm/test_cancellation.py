@@ -1,4 +1,4 @@
-"""Stop means stop, on the provider side: a cancelled call returns within a second whatever it
+"""Stop means stop, on the provider side: a cancelled call returns promptly whatever it
 was doing (waiting for response headers, between chunks, in a retry backoff; over plain HTTP
 or TLS), no request is sent after the cancellation, and no thread is left behind."""
 
@@ -22,6 +22,10 @@ from tests.llm.replay_server import Failure, Hang, ReplayServer, Stream, fixture
 HELLO = LLMRequest("", (Message("user", "hi"),))
 PATIENT = {"timeout_s": 30.0, "max_retries": 3}
 """Settings under which the old code would block for minutes."""
+PROMPT_S = 10.0
+"""A cut is prompt within this: a quiet machine takes milliseconds, a loaded one (two cores
+shared by many processes) a few seconds; waiting out ``timeout_s`` or a 30 s backoff takes
+30 s or more."""
 
 
 def first_text_then_quiet(provider: str, quiet_until: threading.Event) -> Stream:
@@ -66,11 +70,11 @@ def test_a_request_waiting_for_headers_is_cut_and_not_retried(provider: str):
     cancel = Cancellation()
     with ReplayServer([Hang(), Hang()]) as server:
         running = StreamThread(PROVIDERS[provider](server, **PATIENT), cancel)
-        assert server.arrived.acquire(timeout=5)  # the request is in; no headers will come
+        assert server.arrived.acquire(timeout=60)  # the request is in; no headers will come
         cancel.set()
-        took = running.ends_within(1.0)
+        took = running.ends_within(PROMPT_S)
         requests = len(server.requests)
-    assert took < 1.0
+    assert took < PROMPT_S
     assert running.error is None and running.texts == []  # stopping is not an error
     assert requests == 1  # no retry started after the cut
 
@@ -81,13 +85,13 @@ def test_a_stream_quiet_between_chunks_is_cut(provider: str):
     try:
         with ReplayServer([first_text_then_quiet(provider, stalled)]) as server:
             running = StreamThread(PROVIDERS[provider](server, **PATIENT), cancel)
-            assert running.first_text.wait(5)
+            assert running.first_text.wait(60)
             cancel.set()
-            took = running.ends_within(1.0)
+            took = running.ends_within(PROMPT_S)
             stalled.set()
     finally:
         stalled.set()
-    assert took < 1.0 and running.error is None and running.texts
+    assert took < PROMPT_S and running.error is None and running.texts
 
 
 class WaitSignallingCancellation(Cancellation):
@@ -109,11 +113,11 @@ def test_a_retry_backoff_ends_at_the_cancellation(provider: str):
     cancel = WaitSignallingCancellation()
     with ReplayServer([limited, limited]) as server:
         running = StreamThread(PROVIDERS[provider](server, **PATIENT), cancel)
-        assert cancel.waited_on.wait(5)
+        assert cancel.waited_on.wait(60)
         cancel.set()
-        took = running.ends_within(1.0)
+        took = running.ends_within(PROMPT_S)
         requests = len(server.requests)
-    assert took < 1.0 and running.error is None and requests == 1
+    assert took < PROMPT_S and running.error is None and requests == 1
 
 
 def test_nothing_is_sent_once_cancelled():
@@ -148,7 +152,7 @@ def test_over_tls_the_connection_is_cut_too(provider: str, tmp_path: Path,
     with ReplayServer([Hang()], tls=tls) as server:
         assert server.base_url.startswith("https://")
         running = StreamThread(make(server, **PATIENT), cancel)
-        assert server.arrived.acquire(timeout=5)
+        assert server.arrived.acquire(timeout=60)
         cancel.set()
-        took = running.ends_within(1.0)
-    assert took < 1.0 and running.error is None
+        took = running.ends_within(PROMPT_S)
+    assert took < PROMPT_S and running.error is None

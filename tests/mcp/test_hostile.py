@@ -78,21 +78,31 @@ def test_malformed_huge_and_garbled_answers_each_become_one_clear_result(raw):
     llm = ScriptedLLM([
         json.dumps([{"name": "raw.malformed", "arguments": {}},
                     {"name": "raw.huge", "arguments": {"size": 5_000_000}},
-                    {"name": "raw.garbage_line", "arguments": {}},
-                    {"name": "raw.silent", "arguments": {}}]),
+                    {"name": "raw.garbage_line", "arguments": {}}]),
         "survived"])
-    config = AgentConfig(name="a", llm=llm, tools=["raw.*"], tool_format="json",
-                         tool_timeout_s=1)
+    # The default timeout: reading 5 MB off a pipe is no race against a deadline (under load
+    # it once took over the 1 s this test used to give every call).
+    config = AgentConfig(name="a", llm=llm, tools=["raw.*"], tool_format="json")
     with Agent(config, tools=[toolset]) as agent:
-        started = time.monotonic()
-        assert agent.run("go", timeout=30) == "survived"
-        assert time.monotonic() - started < 5
-    malformed, huge, garbled, silent = results_shown(llm, 1)
+        assert agent.run("go", timeout=60) == "survived"
+    malformed, huge, garbled = results_shown(llm, 1)
     assert malformed["content"]["message"].startswith(
         "MCP server 'raw' sent a malformed result for raw.malformed: 13 problems")
     assert huge["status"] == "success" and len(huge["content"]) < 100_200
     assert "the result is 5000000 characters long" in huge["content"]
     assert garbled["content"] == "answered after garbage"
+
+
+def test_a_server_that_never_answers_a_call_costs_a_timeout_not_a_hang(raw):
+    """The silent call ends at its timeout and the run goes on. Alone in its response: any
+    call beside it would race the same 1 s deadline on a loaded machine."""
+    toolset, _ = raw
+    llm = ScriptedLLM([call("raw.silent"), "survived"])
+    config = AgentConfig(name="a", llm=llm, tools=["raw.*"], tool_format="json",
+                         tool_timeout_s=1)
+    with Agent(config, tools=[toolset]) as agent:
+        assert agent.run("go", timeout=60) == "survived"
+    [silent] = results_shown(llm, 1)
     assert silent["content"]["code"] == "TIMEOUT"
     assert silent["content"]["message"] == "raw.silent did not finish within 1 s"
 

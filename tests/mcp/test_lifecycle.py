@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -41,35 +42,43 @@ def test_the_server_and_everything_it_started_are_gone_after_stop(tmp_path):
     assert set(children_of(os.getpid())) == before
 
 
+# The call's timeout: long enough that the server's handler has begun when it fires, even on a
+# loaded machine (a cancellation that arrives before the handler began has no handler to
+# reach, so no marker is written); the call itself would sleep a minute.
+TIMEOUT_S = 3
+
+
+def cancelled(marker: Path) -> bool:
+    return marker.exists() and marker.read_text() == "cancelled"
+
+
 def test_a_timeout_sends_the_server_an_mcp_cancellation(tmp_path):
     marker = tmp_path / "marker"
     command, args = sdk_stdio()
     llm = ScriptedLLM([call("fx.slow", seconds=60, marker=str(marker)), "gave up"])
     config = AgentConfig(name="a", llm=llm, tools=["fx.slow"], tool_format="json",
-                         tool_timeout_s=1.0)
+                         tool_timeout_s=TIMEOUT_S)
     toolset = MCPToolset.stdio(command, args, name="fx")
     with Agent(config, tools=[toolset]) as agent:
-        started = time.monotonic()
-        assert agent.run("wait", timeout=30) == "gave up"
-        assert time.monotonic() - started < 10
+        assert agent.run("wait", timeout=40) == "gave up"  # well before the minute's sleep
         # The server writes the marker when the cancellation reaches its handler.
-        assert wait_until(lambda: marker.read_text() == "cancelled")
+        assert wait_until(lambda: cancelled(marker), timeout=30)
     result = llm.requests[1].messages[-1].content
-    assert "TIMEOUT" in result and "fx.slow did not finish within 1 s" in result
+    assert "TIMEOUT" in result and f"fx.slow did not finish within {TIMEOUT_S} s" in result
 
 
 def test_a_synchronous_run_keeps_the_toolsets_timeout_and_cancels_the_call(tmp_path):
     marker = tmp_path / "marker"
     command, args = sdk_stdio()
-    with MCPToolset.stdio(command, args, name="fx", timeout_s=1) as toolset:
+    with MCPToolset.stdio(command, args, name="fx", timeout_s=TIMEOUT_S) as toolset:
         slow = {tool.name: tool for tool in toolset.tools()}["fx.slow"]
         started = time.monotonic()
         with pytest.raises(ToolFailure) as caught:
-            slow.run({"seconds": 30, "marker": str(marker)})
-        assert time.monotonic() - started < 10
+            slow.run({"seconds": 60, "marker": str(marker)})
+        assert time.monotonic() - started < 40  # well before the minute's sleep
         assert caught.value.code == ErrorCode.TIMEOUT
-        assert caught.value.message == "fx.slow did not finish within 1 s"
-        assert wait_until(lambda: marker.read_text() == "cancelled")
+        assert caught.value.message == f"fx.slow did not finish within {TIMEOUT_S} s"
+        assert wait_until(lambda: cancelled(marker), timeout=30)
         echo = {tool.name: tool for tool in toolset.tools()}["fx.echo"]
         assert echo.run({"text": "hi"}) == {"result": "hi"}  # the toolset works on
 

@@ -21,6 +21,7 @@ def _running_cluster() -> bool:
                for process in psutil.process_iter(["name"]))
 
 
+@pytest.mark.slow  # starts a Ray cluster of its own
 def test_address_auto_without_a_cluster_starts_a_local_one_and_says_so(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed: pip install 'autobyteus-like[ray]'")
     if _running_cluster():

@@ -103,8 +103,9 @@ def test_a_team_built_in_python_with_a_mistake_is_a_config_error(fields, problem
     from autobyteus_like.errors import ConfigError
 
     lead = AgentConfig(name="lead", llm=ScriptedLLM([]))
-    members = [lead, lead] if fields.pop("members", None) else [lead]
+    members = [lead, lead] if "members" in fields else [lead]  # the parameter is shared:
+    rest = {key: value for key, value in fields.items() if key != "members"}  # never changed
     with pytest.raises(ConfigError) as raised:
-        TeamConfig(**{"name": "t", "coordinator": "lead", "members": members, **fields})
+        TeamConfig(**{"name": "t", "coordinator": "lead", "members": members, **rest})
     assert raised.value.source == "TeamConfig(name='t')"
     assert problem in raised.value.problems[0]

@@ -1,11 +1,13 @@
 """search.lexical: linear-time patterns, clear refusals, and a tree walked safely."""
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 import textwrap
 import time
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -39,14 +41,16 @@ REDOS = textwrap.dedent("""
 
 def test_a_catastrophic_backtracking_pattern_returns_promptly(tmp_path):
     # In a subprocess: with a backtracking engine the call would hold the GIL for hours, and
-    # only a separate process can be killed at the deadline.
+    # only a separate process can be killed at the deadline. The bounds are far from a quiet
+    # machine's milliseconds and far from hours: a new interpreter's start-up alone once took
+    # over the 20 s this test gave the whole process, on a loaded machine.
     try:
         done = subprocess.run([sys.executable, "-c", REDOS, str(tmp_path)],
-                              capture_output=True, text=True, timeout=20, check=True)
+                              capture_output=True, text=True, timeout=300, check=True)
     except subprocess.TimeoutExpired:
-        pytest.fail("search.lexical did not return within 20 s on (a+)+$")
+        pytest.fail("search.lexical did not return within 300 s on (a+)+$")
     report = json.loads(done.stdout)
-    assert report["seconds"] < 5
+    assert report["seconds"] < 60  # the search alone
     assert report["found"] == [{"path": "fine.txt", "line": 1, "content": "aaa",
                                 "context": ["aaa"]}]
 
@@ -151,20 +155,33 @@ def test_the_whole_text_scan_finds_exactly_the_lines_that_match_alone(query, tex
     assert found == lines_one_by_one(query, text.encode())
 
 
-def test_searching_a_large_tree_scans_each_file_once(run, tmp_path):
-    # 4 MB in 80 files, one match. One RE2 pass per file takes ~15 ms here; calling RE2 once
-    # per line (80,000 calls through its Python wrapper) took ~210 ms.
+class CountingPattern:
+    """A compiled RE2 pattern that counts its searches (each one a pass through RE2)."""
+
+    def __init__(self, pattern: Any, counts: list[int]) -> None:
+        self._pattern, self._counts = pattern, counts
+
+    def search(self, *args: Any) -> Any:
+        self._counts.append(1)
+        return self._pattern.search(*args)
+
+
+def test_searching_a_large_tree_scans_each_file_once(run, tmp_path, monkeypatch):
+    # 80 files of 1,000 lines, one match. One RE2 pass per file, plus one to confirm each
+    # candidate line; calling RE2 once per line (80,000 calls through its Python wrapper) was
+    # 14x slower. Counted, not timed: a timing failed most runs on a loaded machine.
+    search_tool = importlib.import_module("autobyteus_like.tools.builtin.search_tool")
+    searches: list[int] = []
+    compile_query = search_tool.compile_query
+    monkeypatch.setattr(search_tool, "compile_query", lambda query, **options: CountingPattern(
+        compile_query(query, **options), searches))
     unit = "def function_name(argument):\n    return argument + 1\n" * 1000
     for number in range(80):
         (tmp_path / f"module{number:02}.py").write_text(unit)
     (tmp_path / "module40.py").write_text(unit + "needle\n")
-    timings = []
-    for _ in range(3):
-        started = time.perf_counter()
-        found = run("search.lexical", query=r"^needle$")
-        timings.append(time.perf_counter() - started)
+    found = run("search.lexical", query=r"^needle$")
     assert [(hit["path"], hit["line"]) for hit in found] == [("module40.py", 2001)]
-    assert min(timings) < 0.1, f"best of 3: {min(timings):.3f} s for 4 MB"
+    assert 80 <= len(searches) <= 2 * 80, len(searches)  # per line would be 80,000
 
 
 def test_results_are_bounded_in_lines_matches_and_bytes(run, tmp_path):
