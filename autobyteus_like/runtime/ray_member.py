@@ -86,7 +86,8 @@ class RemoteMember:
         """Nothing to resume: durable sessions are refused on Ray."""
         return []
 
-    def new_run(self, conversation: list[Message] | None = None) -> None:
+    def new_run(self, conversation: list[Message] | None = None, *,
+                abandon: str = "") -> None:
         """Not on Ray: a new run of a Ray team is a new start."""
         raise UsageError(f"agent {self.name!r}: a new run on Ray is a new start")
 

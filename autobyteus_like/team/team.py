@@ -192,19 +192,26 @@ class AgentTeam(TeamAnswers):
         self._publisher.close()
         self.mail.stopped()
 
-    def new_run(self, conversations: dict[str, list[Message]] | None = None) -> None:
-        """Begin a new run: stop whatever is in flight (its replies fail) and go on with the
-        team's and every member's limits counted from zero, each member from its conversation
-        in ``conversations`` (``conversations()`` taken earlier) or as it stands. Not with a
-        session or on Ray."""
-        if self.session is not None or isinstance(self.runtime, RayRuntime):
-            raise UsageError(f"team {self.name!r}: a new run of a durable or Ray team is a "
-                             "new start (stop, then start)")
+    def new_run(self, conversations: dict[str, list[Message]] | None = None, *,
+                abandon: str = "a new run began") -> None:
+        """Begin a new run in the running team: stop whatever is in flight (its replies fail,
+        its calls are cut and waited for) and go on with the team's and every member's limits
+        counted from zero, the subscribers to ``events`` kept. Without a session, each member
+        goes on from its conversation in ``conversations`` (``conversations()`` taken
+        earlier) or as it stands; with one, from the store, where a turn left unfinished ends
+        with ``abandon`` as its error (calls without a result INTERRUPTED) and messages not
+        yet delivered are dropped (FAILED). Not on Ray (a new start there)."""
+        if isinstance(self.runtime, RayRuntime):
+            raise UsageError(f"team {self.name!r}: a new run of a Ray team is a new start "
+                             "(stop, then start)")
         self.mail.restarting()
         try:
             self._usage.start_run()
             for name, agent in self.agents.items():
-                agent.new_run((conversations or {}).get(name))
+                agent.new_run((conversations or {}).get(name), abandon=abandon)
+            if self.session is not None:
+                self._resume_due = False  # what the last process left was taken (or dropped)
+                self.session.drop_undelivered_mail(abandon)
         finally:
             self.mail.restarted()
 
