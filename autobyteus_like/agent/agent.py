@@ -80,8 +80,9 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
     them with itself, and takes their new tools before its next turn when they change.
 
     ``session`` makes the conversation durable: every step is stored as it happens, and an
-    agent started on a session that has history goes on from it (``resume()`` continues a turn
-    its last process did not finish; ``send`` does so first by itself).
+    agent started on a session that has history goes on from it. What its last process left
+    unfinished is settled first: ``resume()`` goes on with it, ``abandon_unfinished(reason)``
+    ends it (``send`` before either is an ``UnfinishedSessionError``).
 
     ``tracing``: where its spans go (default: the global SDK provider, if set); ``team_usage``
     is set by ``AgentTeam``.
@@ -334,9 +335,10 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
     def send(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
              mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:
         """Queue a message (text, or a list of text and ``ImageContent``); the future
-        completes with the turn's answer (or its error). Unfinished stored turns (``resume``)
-        go first. With tracing on, the turn's span continues ``trace_parent`` (an
-        OpenTelemetry span context), else the caller's current span if it has one."""
+        completes with the turn's answer (or its error). ``UnfinishedSessionError`` while the
+        session's unfinished turns are unsettled (``resume``). With tracing on, the turn's
+        span continues ``trace_parent`` (an OpenTelemetry span context), else the caller's
+        current span if it has one."""
         return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)[1]
 
     def _submit(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
@@ -344,9 +346,8 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
                 history: Iterable[HistoryMessage] | None = None) -> tuple[int, Future[str]]:
         """Queue a message (after seeding ``history``, when given); its turn id and reply.
         The answer of a typed agent is its JSON text."""
+        self._require_settled()
         text, images = message_parts(text)
-        if self._restored is not None:
-            self.resume()
         if history is not None:
             self._seed(history)
         if trace_parent is None and self._traced:
@@ -360,8 +361,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
 
     def reset(self) -> None:
         """Start a new conversation: forget the history (after the current turn, if any)."""
-        if self._restored is not None:
-            self.resume()
+        self._require_settled()
         self._tell(ConversationReset(agent=self.name, turn_id=next(self._turn_ids)))
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:

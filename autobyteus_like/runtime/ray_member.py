@@ -86,6 +86,9 @@ class RemoteMember:
         """Nothing to resume: durable sessions are refused on Ray."""
         return []
 
+    def abandon_unfinished(self, reason: str) -> None:
+        """Nothing to end (as ``resume``)."""
+
     def new_run(self, conversation: list[Message] | None = None, *,
                 abandon: str = "") -> None:
         """Not on Ray: a new run of a Ray team is a new start."""

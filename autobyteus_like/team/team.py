@@ -17,6 +17,7 @@ from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     ConfigError,
     LLMError,
+    UnfinishedSessionError,
     UnknownMemberError,
     UsageError,
     UsageLimitExceededError,
@@ -99,7 +100,7 @@ class AgentTeam(TeamAnswers):
         # member's conversation, and messages in flight when a process dies fail (their
         # senders are told).
         self.mail = MailRoom(config.name, config.coordinator, self._publisher, session=session,
-                             before_send=self._resume_if_due,
+                             before_send=self._require_settled,
                              parent_of=self.tracing.directory.get,
                              stores_mail=not isinstance(self.runtime, RayRuntime))
         """The team's mail: delivery, messages in flight, quiescence."""
@@ -246,9 +247,28 @@ class AgentTeam(TeamAnswers):
             return None
         return self._wait_answer(timeout)
 
-    def _resume_if_due(self) -> None:
-        if self._resume_due:
-            self.begin_resume()
+    def _require_settled(self) -> None:
+        """Before a message: ``UnfinishedSessionError`` while what the session's last process
+        left unfinished has been neither resumed nor abandoned (nothing resumes by itself)."""
+        if not self._resume_due:
+            return
+        session = self.session
+        if session is None or session.standing() == "done":
+            self._resume_due = False  # nothing was left
+            return
+        raise UnfinishedSessionError(session.name, f"team {self.name!r}'s work", "team")
+
+    def abandon_unfinished(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it:
+        each member's turn fails with ``reason`` (its calls without a result INTERRUPTED),
+        and messages not yet delivered are dropped (FAILED)."""
+        with self._lock:
+            due, self._resume_due = self._resume_due, False
+        if not due or self.session is None:
+            return
+        for agent in self.agents.values():
+            agent.abandon_unfinished(reason)
+        self.session.drop_undelivered_mail(reason)
 
     def begin_resume(self) -> bool:
         """Resume every member's stored turns (each counted in flight) and deliver the

@@ -16,6 +16,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM, UsageLimits, tool
+from autobyteus_like.errors import UsageLimitExceededError
+from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.store import Session
 from tests.llm.replay_server import ReplayServer, Stream
 
 TOOLS = '''
@@ -115,3 +121,53 @@ def test_a_killed_run_resumes_with_the_budget_it_had_spent(tmp_path, store_url):
     assert (run["llm_calls"], run["tool_calls"]) == (4, 3)
     assert (run["input_tokens"], run["output_tokens"]) == (40, 20)
     assert summary["usage"]["members"]["lead"]["llm_calls"] == 4
+
+
+def _guarded_agent(store_url: str, limits: UsageLimits, replies: list[str]) -> Agent:
+    @tool(requires_approval=True)
+    def guarded(x: int) -> str:
+        """Needs a person's approval."""
+        return f"guarded {x}"
+
+    config = AgentConfig(name="a", llm=ScriptedLLM(replies), tools=["guarded"],
+                         tool_format="json", auto_execute_tools=False,
+                         approval_policy="marked", limits=limits)
+    return Agent(config, tools=[guarded], session=Session("s1", store_url))
+
+
+def _until_waiting(agent: Agent, events) -> str:
+    for event in iter(lambda: events.get(timeout=10), None):
+        if isinstance(event, ApprovalRequested):
+            return event.invocation.id
+    raise AssertionError("no call waited")
+
+
+def test_an_agent_left_waiting_goes_on_with_its_run_budget_and_a_done_one_starts_afresh(
+        store_url):
+    step = json.dumps({"name": "guarded", "arguments": {"x": 1}})
+    replies = [step, step, "a new run"]
+    first = _guarded_agent(store_url, UsageLimits(max_llm_calls=2), replies)
+    with first:  # one request, then the process stops while its call waits for a person
+        events = first.events()
+        first.send("go")
+        _until_waiting(first, events)
+    first.session.close()
+
+    second = _guarded_agent(store_url, UsageLimits(max_llm_calls=2), replies)
+    with second:  # the same run goes on: one request left of its two
+        assert second.usage.run.llm_calls == 1
+        events = second.events()
+        [turn] = second.resume()
+        second.approve(_until_waiting(second, events))
+        second.approve(_until_waiting(second, events))  # the 2nd request's call
+        with pytest.raises(UsageLimitExceededError, match="max_llm_calls=2"):
+            turn.reply.result(10)  # its 3rd request would cross the run's limit
+        assert second.usage.run.llm_calls == 2
+    second.session.close()
+
+    third = _guarded_agent(store_url, UsageLimits(max_llm_calls=2), replies)
+    with third:  # the session was left done: a new run, from zero
+        assert third.usage.run.llm_calls == 0
+        assert third.run("again", timeout=10) == "a new run"
+        assert third.usage.run.llm_calls == 1
+    third.session.close()
