@@ -144,7 +144,8 @@ def note(text: str) -> str:
     return text
 
 
-def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, then: str) -> str:
+def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, ended: threading.Event,
+                         then: str) -> str:
     async def ask_then_cancel() -> str:
         async with anyio.create_task_group() as group:
             async def first() -> None:
@@ -153,6 +154,7 @@ def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, then: str) ->
             group.start_soon(first)
             await anyio.to_thread.run_sync(entered.wait, 10)
             group.cancel_scope.cancel()
+        assert ended.is_set()  # the cut tool has ended: nothing of the ask is left running
         return await host.ask(then, None, _ignore)
 
     return anyio.run(ask_then_cancel)
@@ -197,7 +199,7 @@ def test_a_cancelled_ask_of_a_durable_team_ends_its_calls_in_order_and_keeps_the
         host.start()
         try:
             team = host.team
-            assert _cancel_one_then_ask(host, entered, "something else") == "second answer"
+            assert _cancel_one_then_ask(host, entered, ended, "something else") == "second answer"
             assert host.team is team and session.held
         finally:
             host.stop()
