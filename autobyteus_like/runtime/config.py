@@ -29,13 +29,17 @@ class LocalRuntime(BaseModel):
 
 
 class RayRuntime(BaseModel):
-    """Every member inside a Ray actor of its own, placed by Ray on any node.
+    """Members inside Ray actors (hosts), placed by Ray on any node.
 
     ``address``: ``auto`` joins the cluster this machine belongs to, ``local`` starts one in
     this process (or uses the one ``ray.init`` already started), ``ray://host:port`` connects
     through Ray Client, ``host:port`` to a head node's GCS. ``max_restarts``: how often Ray
-    restarts a member whose process died (its conversation starts afresh; the senders of the
-    messages it was handling get an error). ``init``: extra ``ray.init`` keyword arguments.
+    restarts a host whose process died, with all its members (the senders of the messages
+    they were handling get an error). ``members_per_worker``: how many members share one host
+    (one worker process): ``auto`` packs the members into as many hosts as the cluster has
+    CPUs (one interpreter per core), ``1`` gives each member a process of its own; a member
+    that asks for resources of its own always gets a host of its own. ``init``: extra
+    ``ray.init`` keyword arguments.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -49,7 +53,19 @@ class RayRuntime(BaseModel):
     start_timeout_s: float = Field(default=120.0, gt=0)
     """How long starting waits for Ray to place every member (a member asking for a GPU the
     cluster does not have would otherwise wait forever)."""
+    members_per_worker: int | Literal["auto"] = "auto"
     init: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("members_per_worker", mode="before")
+    @classmethod
+    def _a_count_or_auto(cls, value: Any) -> Any:
+        """A whole number of at least 1, or ``auto``; anything else said plainly (pydantic
+        would list both union branches' complaints)."""
+        if value == "auto" or (isinstance(value, int) and not isinstance(value, bool)
+                               and value >= 1):
+            return value
+        raise ValueError(f"members_per_worker must be a whole number of at least 1 or 'auto', "
+                         f"got {value!r}")
 
     @field_validator("address")
     @classmethod

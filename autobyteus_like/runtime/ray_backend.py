@@ -1,5 +1,6 @@
-"""RayBackend: each member in a Ray actor of its own; one driver thread (the pump) collects
-what every actor reports and hands it to the team as if the members were local."""
+"""RayBackend: the members in Ray actors (hosts), packed ``members_per_worker`` to a host;
+one driver thread (the pump) collects what every host reports and hands it to the team as if
+the members were local."""
 
 from __future__ import annotations
 
@@ -22,12 +23,17 @@ from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.config import MemberResources, RayRuntime
 from autobyteus_like.runtime.ray_host import host_class
+from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_member import RemoteMember
+from autobyteus_like.runtime.ray_packing import pack_members
 from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 
 __all__ = ["RayBackend"]
+
+_INLINE_BYTES = 100 * 1024
+"""Ray's own limit for arguments carried in a call (``max_direct_call_object_size``)."""
 
 _WAKE_S = 0.2
 """How often the pump looks up from ``ray.wait`` to notice a stop (Ray has no way to wake a
@@ -35,9 +41,9 @@ _WAKE_S = 0.2
 
 
 class RayBackend:
-    """Connects to (or starts) Ray, creates the members' actors all at once, pumps their
-    reports, and ends the actors with the team (Ray ends them too if this process dies: they
-    belong to its job and are never detached)."""
+    """Connects to (or starts) Ray, packs the members into hosts (``ray_packing``), creates
+    every host's actor at once, pumps their reports, and ends the actors with the team (Ray
+    ends them too if this process dies: they belong to its job and are never detached)."""
 
     def __init__(self, runtime: RayRuntime, mail: MailRoom,
                  resources: dict[str, MemberResources]) -> None:
@@ -45,7 +51,10 @@ class RayBackend:
         self._mail = mail
         self._resources = resources
         self._members: dict[str, RemoteMember] = {}
-        self._blobs: dict[str, bytes] = {}
+        self._hosted: dict[str, tuple[AgentConfig, list[Any], Any]] = {}
+        self._formats: FormatRegistry | None = None
+        self._send: Any = None  # the driver copies' send_message_to (one for all)
+        self.hosts: list[HostLink] = []
         self._team_id = f"{mail.name}-{uuid.uuid4().hex[:8]}"
         self._owns_ray = False
         self._pump: threading.Thread | None = None
@@ -65,10 +74,12 @@ class RayBackend:
             raise ConfigError(f"team {self._mail.name!r}", [
                 "runtime: the ray backend does not run MCP servers or other tool sources yet; "
                 "use backend: local for this team"])
-        local = Agent(config, tools=[*tools, _placeholder_send(tools)], formats=formats)
-        self._blobs[config.name] = portable.dumps((config, list(tools), formats, where))
-        remote = RemoteMember(local, f"{self._team_id}/{config.name}",
-                              self.runtime.delivery_timeout_s,
+        if self._send is None:
+            self._send = _placeholder_send()
+        local = Agent(config, tools=[*tools, self._send], formats=formats)
+        self._formats = formats  # the team's, the same for every member
+        self._hosted[config.name] = (config, list(tools), where)
+        remote = RemoteMember(local, self.runtime.delivery_timeout_s,
                               DriverUsage(config, options.get("team_usage")))
         self._members[config.name] = remote
         return remote
@@ -98,21 +109,55 @@ class RayBackend:
             self._owns_ray = True
         else:
             self._check_same_cluster()
-        peers = {name: member.actor_name for name, member in self._members.items()}
-        namespace = self.runtime.namespace
-        for name, member in self._members.items():
-            resources = self._resources.get(name, MemberResources())
-            actor = host_class(dict(
-                name=member.actor_name, namespace=namespace,
-                max_restarts=self.runtime.max_restarts, max_task_retries=0,
-                lifetime="non_detached", **resources.ray_options(),
-            ))
-            member.created(actor.remote(name, self._blobs[name], peers, namespace,
-                                        self.runtime.delivery_timeout_s),
-                           resources.ray_options(), self.runtime.start_timeout_s)
+        self._create_hosts()
+        self._await_hosts()
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",
                                       daemon=True)
         self._pump.start()
+
+    def _create_hosts(self) -> None:
+        """Pack the members into hosts and create every host's actor (Ray starts them all at
+        once; each member's ``start`` waits for its host). A host's config is pickled once:
+        its members' configs, their tools and the formats, shared objects once; a large one is
+        put in Ray's object store and kept by the driver for the team's life (a restart reads
+        it again)."""
+        resources: Any = ray.cluster_resources  # untyped in Ray's stubs
+        cpus = (float(resources().get("CPU", 1))
+                if self.runtime.members_per_worker == "auto" else 1.0)
+        plans = pack_members(list(self._members), self._resources,
+                             self.runtime.members_per_worker, cpus)
+        for index, plan in enumerate(plans):
+            name = (f"{self._team_id}/{plan.members[0]}" if len(plan.members) == 1 else
+                    f"{self._team_id}/host-{index}")
+            link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s,
+                            needs_own=not plan.packed)
+            self.hosts.append(link)
+            for member in plan.members:
+                self._members[member].placed(link)
+        peers = {name: member.actor_name for name, member in self._members.items()}
+        namespace = self.runtime.namespace
+        for plan, link in zip(plans, self.hosts, strict=True):
+            options = dict(name=link.actor_name, namespace=namespace,
+                           max_restarts=self.runtime.max_restarts, max_task_retries=0,
+                           lifetime="non_detached", **plan.needs)
+            if plan.packed:  # no resources to place it by: over every node
+                options["scheduling_strategy"] = "SPREAD"
+            blob = portable.dumps((self._formats, [self._hosted[m] for m in plan.members]))
+            # a small one travels in the actor's creation call; a large one once, by reference
+            link.config = blob if len(blob) < _INLINE_BYTES else ray.put(blob)
+            link.created(host_class(options).remote(link.actor_name, [link.config], peers,
+                                                    namespace, self.runtime.delivery_timeout_s))
+
+    def _await_hosts(self) -> None:
+        """Wait for every host at once (``start_timeout_s`` in all). Those still not running
+        then: a host asking for resources of its own is named first (the cluster may lack
+        them), before a packed one (which asks for nothing, so it is merely slow)."""
+        waiting = {host.starting: host for host in self.hosts}
+        _, late = ray.wait(list(waiting), num_returns=len(waiting),
+                           timeout=self.runtime.start_timeout_s)
+        if late:
+            culprit = min((waiting[ref] for ref in late), key=lambda host: not host.needs_own)
+            culprit.wait_ready(culprit.members[0], timeout_s=0)
 
     def _check_same_cluster(self) -> None:
         """A process joins one Ray cluster: a team naming another one is an error, never
@@ -131,6 +176,8 @@ class RayBackend:
         self._stopping.set()
         if self._pump is not None and self._pump is not threading.current_thread():
             self._pump.join(timeout=10)
+        for host in self.hosts:  # normally ended already, with their last member
+            host.end()
         if self._owns_ray:
             self._owns_ray = False
             ray.shutdown()
@@ -138,32 +185,36 @@ class RayBackend:
     # -- the pump --------------------------------------------------------------------------------
 
     def _run_pump(self) -> None:
-        polls: dict[Any, RemoteMember] = {}
-        for member in self._members.values():
-            polls[member.handle.poll.remote()] = member
+        polls: dict[Any, HostLink] = {host.handle.poll.remote(): host for host in self.hosts}
         while polls and not self._stopping.is_set():
             ready, _ = ray.wait(list(polls), num_returns=1, timeout=_WAKE_S)
             for ref in ready:
-                member = polls.pop(ref)
-                if not member.running:
+                host = polls.pop(ref)
+                members = [self._members[name] for name in host.members]
+                if not any(member.running for member in members):
                     continue
                 try:
                     incarnation, batch = ray.get(ref)
                 except ActorDiedError:  # restarts used up, or ended: nothing more comes
-                    member.died(for_good=True)
+                    for member in members:
+                        member.died(for_good=True)
                     continue
                 except RayActorError:  # died or unreachable; Ray restarts it
-                    member.died()
-                    polls[member.handle.poll.remote()] = member
+                    for member in members:
+                        member.died()
+                    polls[host.handle.poll.remote()] = host
                     continue
-                if incarnation != member.incarnation:
-                    member.restarted(incarnation)
-                self._dispatch(member, batch)
-                polls[member.handle.poll.remote()] = member
+                if incarnation != host.incarnation:
+                    host.restarted(incarnation)
+                    for member in members:
+                        member.restarted(incarnation)
+                self._dispatch(batch)
+                polls[host.handle.poll.remote()] = host
 
-    def _dispatch(self, member: RemoteMember, batch: list[Any]) -> None:
+    def _dispatch(self, batch: list[Any]) -> None:
         for item in batch:
             try:
+                member = self._members[item.agent]
                 if isinstance(item, Delivered):
                     recipient = self._members[item.recipient]
                     reply = recipient.expect(item.message_id, item.incarnation)
@@ -173,11 +224,11 @@ class RayBackend:
                 else:
                     member.publish(item)
             except Exception as exc:  # one bad report never stops the team's stream
-                logger.opt(exception=exc).error("team {}: cannot handle {!r} from {}",
-                                                self._mail.name, item, member.name)
+                logger.opt(exception=exc).error("team {}: cannot handle {!r}",
+                                                self._mail.name, item)
 
 
-def _placeholder_send(tools: ToolRegistry) -> Any:
+def _placeholder_send() -> Any:
     """``send_message_to`` for the driver's copy of a member (prompt and tool checks only;
     the actor has the real one)."""
     from autobyteus_like.mail.messaging import send_message_tool
@@ -186,5 +237,4 @@ def _placeholder_send(tools: ToolRegistry) -> Any:
         def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
             raise RuntimeError("the driver's copy of a member never runs tools")
 
-    del tools
     return send_message_tool(_Nowhere(), SEND_MESSAGE_TOOL)

@@ -1,9 +1,15 @@
-"""MemberHost: the Ray actor that hosts one member's ``Agent`` (the same pykka agent code).
+"""MemberHost: the Ray actor that hosts members' ``Agent``s (the same pykka agent code), one or
+many in one worker process.
 
-The driver keeps one ``poll`` call waiting on each host; it returns everything the member
-reported since the last one, in order: its events, the messages it delivered, the turns that
-ended. Teammates call ``receive`` directly, actor to actor. Ray restarts a host whose process
-died (``max_restarts``) by running ``__init__`` again: a new agent, a new ``incarnation``.
+The driver keeps one ``poll`` call waiting on each host; it returns everything the host's
+members reported since the last one, in order: their events, the messages they delivered, the
+turns that ended (each names its member in ``agent``). A message between two members of one
+host stays in the process; teammates elsewhere call ``receive`` directly, actor to actor. The
+host's config (every member's config, the tools, the formats) arrives as one blob, and the
+members share one ``send_message_to`` (it reads the sender from the call's context). Ray
+restarts a host whose process died (``max_restarts``) by running ``__init__`` again: every
+member is built anew (``start_member``: each goes on from its session, if it has one), under a
+new ``incarnation``.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import threading
 import uuid
 from concurrent.futures import Future
 from typing import Any
@@ -19,78 +26,105 @@ from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
+from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_tool import as_ray_task
+from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.report import UsageReport
 
-__all__ = ["MemberHost"]
+__all__ = ["MemberHost", "MemberStartFailed", "host_class", "start_member"]
+
+
+class MemberStartFailed(Exception):
+    """A member of the host could not start (an LLM without its key, ...): the host's
+    ``__init__`` fails with it, and the driver reads the member and the reason from the last
+    line Ray reports: ``MemberStartFailed: member 'NAME': REASON``."""
+
+    def __init__(self, member: str, reason: str) -> None:
+        super().__init__(f"member {member!r}: {reason}")
+        self.member = member
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return MemberStartFailed, (self.member, self.reason)
 
 
 class MemberHost:
-    """One member inside a Ray actor (an asyncio actor: every method runs on its loop, so
+    """Members inside one Ray actor (an asyncio actor: every method runs on its loop, so
     ``poll`` waits without holding up ``receive``, ``approve`` or ``deny``)."""
 
-    def __init__(self, name: str, blob: bytes, peers: dict[str, str], namespace: str | None,
-                 delivery_timeout_s: float) -> None:
-        config, tools, formats, where = portable.loads(blob)
+    def __init__(self, name: str, stored: list[Any], peers: dict[str, str],
+                 namespace: str | None, delivery_timeout_s: float) -> None:
+        # ``stored``: [the blob], or for a large one [a reference to it] the driver put in
+        # Ray's object store and keeps for the team's life (so a restart finds it; in a list,
+        # Ray hands the reference over as it is). The blob: the formats, then per member its
+        # config, its tools, and where its session is (name, location, durability; or None).
+        blob = stored[0] if isinstance(stored[0], bytes) else _runtime().get(stored[0])
+        formats, members = portable.loads(blob)
         self.name = name
         self.incarnation = uuid.uuid4().hex[:12]
         self._stream: AsyncEventSubscription | None = None
         self._streaming = False
-        self._restarted = bool(_runtime_context().was_current_actor_reconstructed)
+        self._restarted = bool(_runtime().get_runtime_context().was_current_actor_reconstructed)
         self._records = EventPublisher()  # this host's own records, into the same stream
         self._ids = itertools.count(1)
-        router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
-                            self._next_id)
-        registry = ToolRegistry([as_ray_task(t) if isinstance(t, ToolDefinition) else t
-                                 for t in tools])
-        registry.add(send_message_tool(router, name))
-        session = None
-        if where is not None:
-            from autobyteus_like.store.session import Session
-
-            session = Session.attached(*where)
-        self._agent = Agent(config, tools=registry, formats=formats, session=session)
-        self._agent.start()
-        # The driver told the senders of messages in flight when this member's process died:
-        # their turns end here as failed, and the conversation goes on from what is stored.
-        self._agent.abandon_unfinished(
-            f"agent {name!r}: its worker process died mid-turn; the sender was told")
+        self._taken = {"across": 0, "within": 0}
+        """Messages its members took: from other processes (the driver, other hosts), and
+        from members of this host (counted from several threads: under ``_counting``)."""
+        self._counting = threading.Lock()
+        self._router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
+                                  self._next_id, self._take)
+        send = _shared_send(self._router)
+        self._agents: dict[str, Agent] = {}
+        ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
+        for config, tools, where in members:
+            registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in tools])
+            registry.add(send)
+            try:
+                self._agents[config.name] = start_member(config, registry, formats, where)
+            except Exception as exc:  # the driver names the member (ray_link.py)
+                for agent in self._agents.values():
+                    agent.stop()
+                reason = "; ".join(line.strip() for line in str(exc).splitlines()
+                                   if line.strip())  # one line: Ray reports the last
+                raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
-        ``__init__`` on another thread), before any message can reach the agent."""
+        ``__init__`` on another thread), before any message can reach an agent."""
         if self._stream is None:
             self._stream = AsyncEventSubscription(asyncio.get_running_loop())
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
-                self._streaming = True
-                self._agent.events(into=self._stream)
+                self._stream_all(self._stream)
         return self._stream
 
-    async def stream_events(self) -> None:
-        """From now on, the agent's events go to the driver too (someone there subscribed;
-        until then only this host's records cross, and the agent skips building events
-        nobody takes)."""
-        stream = self._on_loop()
+    def _stream_all(self, stream: AsyncEventSubscription) -> None:
         if not self._streaming:
             self._streaming = True
-            self._agent.events(into=stream)
+            for agent in self._agents.values():
+                agent.events(into=stream)
+
+    async def stream_events(self) -> None:
+        """From now on, the members' events go to the driver too (someone there subscribed;
+        until then only this host's records cross, and the agents skip building events
+        nobody takes)."""
+        self._stream_all(self._on_loop())
 
     def _next_id(self) -> str:
         return f"{self.incarnation}:{next(self._ids)}"
 
     def _report(self, record: AgentEvent) -> None:
-        """Add a record to the stream (from any thread; in order with the agent's events)."""
+        """Add a record to the stream (from any thread; in order with the agents' events)."""
         self._records.publish(record)
 
     async def ready(self) -> str:
-        """This process's incarnation, once the agent runs."""
+        """This process's incarnation, once every member's agent runs."""
         self._on_loop()
         return self.incarnation
 
@@ -99,25 +133,43 @@ class MemberHost:
 
         return os.getpid()
 
-    async def receive(self, message_id: str, content: str, sender: str | None) -> str:
-        """Put a message in the agent's mailbox; its turn's end is reported as ``TurnEnded``.
+    async def counts(self) -> dict[str, int]:
+        """Its members, and the messages they took from other processes and from each
+        other."""
+        with self._counting:
+            return {"members": len(self._agents), **self._taken}
+
+    async def receive(self, member: str, message_id: str, content: str,
+                      sender: str | None) -> str:
+        """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
         Returns the incarnation that took it."""
         self._on_loop()
-        reply = self._agent.send(content, sender=sender)
-        reply.add_done_callback(lambda done: self._turn_ended(message_id, done))
+        incarnation = self._take(member, message_id, content, sender)
+        with self._counting:
+            self._taken["across"] += 1
+        return incarnation
+
+    def _take(self, member: str, message_id: str, content: str, sender: str | None) -> str:
+        """``receive``'s work, also called straight from a tool thread of this process for a
+        message between two of its members."""
+        reply = self._agents[member].send(content, sender=sender)
+        if sender in self._agents:
+            with self._counting:
+                self._taken["within"] += 1
+        reply.add_done_callback(lambda done: self._turn_ended(member, message_id, done))
         return self.incarnation
 
-    def _turn_ended(self, message_id: str, reply: Future[str]) -> None:
+    def _turn_ended(self, member: str, message_id: str, reply: Future[str]) -> None:
         error = reply.exception()
         if error is None:
-            self._report(TurnEnded(agent=self.name, message_id=message_id,
+            self._report(TurnEnded(agent=member, message_id=message_id,
                                    answer=reply.result()))
         else:
             limit = None
             if isinstance(error, UsageLimitExceededError):
                 limit = (error.scope, error.limit, str(error.allowed), str(error.figure),
                          str(getattr(error, "detail", "") or ""))
-            self._report(TurnEnded(agent=self.name, message_id=message_id,
+            self._report(TurnEnded(agent=member, message_id=message_id,
                                    error=getattr(error, "message", None) or str(error),
                                    limit=limit))
 
@@ -129,23 +181,69 @@ class MemberHost:
         batch += [_portable_event(event) for event in stream.ready()]  # one reply per burst
         return self.incarnation, batch
 
-    async def approve(self, invocation_id: str) -> None:
-        self._agent.approve(invocation_id)
+    async def approve(self, member: str, invocation_id: str) -> None:
+        self._agents[member].approve(invocation_id)
 
-    async def deny(self, invocation_id: str, reason: str) -> None:
-        self._agent.deny(invocation_id, reason)
+    async def deny(self, member: str, invocation_id: str, reason: str) -> None:
+        self._agents[member].deny(invocation_id, reason)
 
-    async def llm(self) -> bytes:
+    async def llm(self, member: str) -> bytes:
         """The member's LLM as it is now (a scripted one records what it was shown)."""
-        return portable.dumps(self._agent.config.llm)
+        return portable.dumps(self._agents[member].config.llm)
 
-    async def usage(self) -> UsageReport:
-        """The member's usage, counted here in its own process."""
-        return self._agent.usage
+    async def usage(self, member: str) -> UsageReport:
+        """The member's usage, counted here in its process."""
+        return self._agents[member].usage
+
+    async def stop_member(self, member: str) -> None:
+        """Stop one member's agent (its threads); the others go on."""
+        await asyncio.get_running_loop().run_in_executor(None, self._agents[member].stop)
 
     async def shutdown(self) -> None:
-        """Stop the agent (its threads) before Ray ends the process."""
-        await asyncio.get_running_loop().run_in_executor(None, self._agent.stop)
+        """Stop every agent (their threads) before Ray ends the process."""
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(None, agent.stop)
+                               for agent in self._agents.values()))
+
+
+def start_member(config: Any, tools: ToolRegistry, formats: FormatRegistry | None,
+                 where: Any) -> Agent:
+    """One member's agent, started; with a session, it goes on from what is stored. The one
+    way a host (re)builds a member, on its first start and after Ray restarted its process."""
+    session = None
+    if where is not None:
+        from autobyteus_like.store.session import Session
+
+        session = Session.attached(*where)
+    agent = Agent(config, tools=tools, formats=formats, session=session)
+    agent.start()
+    # The driver told the senders of messages in flight when this member's process died:
+    # their turns end here as failed, and the conversation goes on from what is stored.
+    agent.abandon_unfinished(
+        f"agent {config.name!r}: its worker process died mid-turn; the sender was told")
+    return agent
+
+
+def _as_task(tool: Any, made: dict[int, Any]) -> Any:
+    """A tool with Ray resources as a Ray task (made once per tool for the whole host)."""
+    if not isinstance(tool, ToolDefinition):
+        return tool
+    if id(tool) not in made:
+        made[id(tool)] = as_ray_task(tool)
+    return made[id(tool)]
+
+
+def _shared_send(router: PeerRouter) -> ToolDefinition:
+    """One ``send_message_to`` for every member of the host: the same tool the local team
+    gives each member, with the sender read from the call's context (one schema and one
+    arguments model per process instead of one per member)."""
+    template = send_message_tool(router, "")
+
+    def send_message_to(recipient_name: str, content: str, context: ToolContext) -> str:
+        return router.deliver(context.agent, recipient_name, content, context.invocation_id)
+
+    send_message_to.__doc__ = template.function.__doc__
+    return dataclasses.replace(template, function=send_message_to)
 
 
 def _portable_event(event: AgentEvent) -> AgentEvent:
@@ -155,10 +253,11 @@ def _portable_event(event: AgentEvent) -> AgentEvent:
     return event
 
 
-def _runtime_context() -> Any:
+def _runtime() -> Any:
+    """Ray (imported only here and by the backend)."""
     import ray
 
-    return ray.get_runtime_context()
+    return ray
 
 
 def host_class(options: dict[str, Any]) -> Any:

@@ -3,7 +3,6 @@ the ``Agent`` facade, so the team, its event stream, approvals and the CLI work 
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import threading
 from concurrent.futures import Future
@@ -19,7 +18,6 @@ from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
-    ConfigError,
     UsageError,
     UsageLimitExceededError,
 )
@@ -27,6 +25,7 @@ from autobyteus_like.events import AgentEvent
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import Message
 from autobyteus_like.runtime import portable
+from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry
@@ -39,23 +38,18 @@ DIED = ("its worker process died mid-turn; Ray restarts it (max_restarts) with a
 
 
 class RemoteMember:
-    """A member in a Ray actor. ``start`` waits until the actor runs (the backend creates
-    every actor at once first); ``send`` puts a message in its mailbox; the backend's pump
-    feeds ``dispatch`` with what the actor reports."""
+    """A member in a Ray host (``HostLink``, shared with the host's other members). ``start``
+    waits until the host runs (the backend creates every host at once first); ``send`` puts a
+    message in its mailbox; the backend's pump feeds it what the host reports of it."""
 
-    def __init__(self, local: Agent, actor_name: str, timeout_s: float,
-                 usage: DriverUsage | None = None) -> None:
+    def __init__(self, local: Agent, timeout_s: float, usage: DriverUsage | None = None) -> None:
         self._local = local  # never started: the tools and prompt, resolved here
         self._usage = usage or DriverUsage(local.config, None)
         self.name = local.name
         self.config: AgentConfig = local.config
-        self.actor_name = actor_name
         self._timeout_s = timeout_s
-        self.handle: Any = None
+        self.host: HostLink | None = None
         self.incarnation = ""
-        self._ready: Any = None
-        self._needs: dict[str, Any] = {}
-        self._start_timeout_s = 0.0
         self._publisher = EventPublisher()
         self._lock = threading.Lock()
         self._pending = PendingReplies(self.name)
@@ -69,7 +63,17 @@ class RemoteMember:
 
     @property
     def running(self) -> bool:
-        return self.handle is not None and not self._stopped
+        return self.host is not None and self.host.handle is not None and not self._stopped
+
+    @property
+    def handle(self) -> Any:
+        """The Ray actor handle of the host this member lives in."""
+        return None if self.host is None else self.host.handle
+
+    @property
+    def actor_name(self) -> str:
+        """The name of the Ray actor this member lives in (shared by the host's members)."""
+        return "" if self.host is None else self.host.actor_name
 
     @property
     def tools(self) -> ToolRegistry:
@@ -104,40 +108,24 @@ class RemoteMember:
         stopped, as the driver counted it from the events the actor streamed (ray_usage.py)."""
         if self.running:
             try:
-                report: UsageReport = ray.get(self.handle.usage.remote(),
+                report: UsageReport = ray.get(self.handle.usage.remote(self.name),
                                               timeout=self._timeout_s)
             except (RayActorError, RayTaskError, GetTimeoutError):
                 return self._usage.report()
             return report
         return self._usage.report()
 
-    def created(self, handle: Any, needs: dict[str, Any], start_timeout_s: float) -> None:
-        """The backend created the actor; ``start`` waits for it."""
-        self.handle = handle
-        self._needs = needs
-        self._start_timeout_s = start_timeout_s
-        self._ready = handle.ready.remote()
-        if self._streaming:  # subscribed before the actor existed
-            handle.stream_events.remote()
+    def placed(self, host: HostLink) -> None:
+        """The backend put this member in ``host`` (its actor is created later, at once
+        with every other host's)."""
+        self.host = host
+        if self._streaming:  # subscribed before the backend placed it
+            host.stream(self._timeout_s)
 
     def start(self) -> RemoteMember:
-        if self.handle is None:
+        if self.host is None or self.host.handle is None:
             raise AgentStoppedError(f"agent {self.name!r}: its team's runtime has not started")
-        if self._ready is not None:
-            ready, self._ready = self._ready, None
-            try:
-                self.incarnation = ray.get(ready, timeout=self._start_timeout_s)
-            except GetTimeoutError:
-                free: Any = ray.available_resources  # untyped in Ray's stubs
-                raise ConfigError(f"member {self.name!r}", [
-                    f"Ray did not place it within {self._start_timeout_s:g} s; it needs "
-                    f"{self._needs}; the cluster has {free()} free"]
-                ) from None
-            except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
-                cause = str(exc).strip().splitlines()
-                raise ConfigError(f"member {self.name!r}", [
-                    f"its actor could not start: {cause[-1] if cause else type(exc).__name__}"]
-                ) from None
+        self.incarnation = self.host.wait_ready(self.name)
         return self
 
     def stop(self, timeout: float = 10) -> None:
@@ -146,12 +134,8 @@ class RemoteMember:
             if self._stopped:
                 return
             self._stopped = True
-        handle = self.handle
-        if handle is not None:
-            # gone already, or stuck: ended below either way
-            with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
-                ray.get(handle.shutdown.remote(), timeout=timeout)
-            ray.kill(handle, no_restart=True)
+        if self.host is not None:
+            self.host.stop_member(self.name, timeout)
         self._pending.fail_all()
         self._publisher.close()
 
@@ -166,8 +150,9 @@ class RemoteMember:
         message_id = f"driver:{next(self._ids)}"
         reply = self._pending.add(message_id)
         try:
-            incarnation = ray.get(self.handle.receive.remote(message_id, text, sender),
-                                  timeout=self._timeout_s)
+            incarnation = ray.get(
+                self.handle.receive.remote(self.name, message_id, text, sender),
+                timeout=self._timeout_s)
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             self._pending.take(message_id)
             raise AgentStoppedError(f"agent {self.name!r} did not take the message: "
@@ -185,9 +170,8 @@ class RemoteMember:
         subscription = self._publisher.subscribe(into)
         if not self._streaming:
             self._streaming = True
-            if self.running:
-                with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
-                    ray.get(self.handle.stream_events.remote(), timeout=self._timeout_s)
+            if self.host is not None and not self._stopped:
+                self.host.stream(self._timeout_s)
         return subscription
 
     def approve(self, invocation_id: str) -> None:
@@ -199,11 +183,12 @@ class RemoteMember:
     def _tell(self, method: str, *args: Any) -> None:
         if not self.running:
             raise not_running(self.name, "with team:")
-        getattr(self.handle, method).remote(*args)
+        getattr(self.handle, method).remote(self.name, *args)
 
     def fetch_llm(self) -> LLM:
         """The member's LLM as its actor has it now (what a scripted one was shown)."""
-        llm: LLM = portable.loads(ray.get(self.handle.llm.remote(), timeout=self._timeout_s))
+        llm: LLM = portable.loads(ray.get(self.handle.llm.remote(self.name),
+                                          timeout=self._timeout_s))
         return llm
 
     # -- fed by the backend's pump ---------------------------------------------------------------
@@ -247,10 +232,8 @@ class RemoteMember:
                                owned_by=None if for_good else dead.__contains__)
 
     def restarted(self, incarnation: str) -> None:
-        """Ray restarted the actor: a new process, which streams events if the last did."""
+        """Ray restarted the host: a new process (the backend tells the host itself)."""
         self.incarnation = incarnation
-        if self._streaming:
-            self.handle.stream_events.remote()
 
 
 def _settle(reply: Future[str], member: str, record: TurnEnded) -> None:

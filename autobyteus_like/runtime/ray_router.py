@@ -1,4 +1,5 @@
-"""``send_message_to`` inside a member's Ray actor: straight to the teammate's actor."""
+"""``send_message_to`` inside a Ray host: to a teammate of the same host in the process, to
+any other straight to its host's actor."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
-from autobyteus_like.errors import ToolFailure
+from autobyteus_like.errors import AgentStoppedError, ToolFailure
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mail.messaging import check_recipient
 from autobyteus_like.runtime.ray_records import Delivered
@@ -18,34 +19,56 @@ from autobyteus_like.tools.invocation import ErrorCode
 __all__ = ["PeerRouter"]
 
 
-class PeerRouter:
-    """Delivers a member's messages to its teammates' actors (found by name, so a teammate
-    Ray restarted is found again) and reports each delivery before the tool returns."""
+Take = Callable[[str, str, str, str | None], str]
+"""A host's own intake: (member, message id, content, sender) -> the incarnation that took it."""
 
-    def __init__(self, member: str, peers: dict[str, str], namespace: str | None,
+
+class PeerRouter:
+    """Delivers its host's members' messages: in the process to a member of the same host,
+    else to the teammate's host actor (found by name, so a host Ray restarted is found again);
+    reports each delivery before the tool returns."""
+
+    def __init__(self, host: str, peers: dict[str, str], namespace: str | None,
                  timeout_s: float, report: Callable[[AgentEvent], None],
-                 next_id: Callable[[], str]) -> None:
-        self._member = member
-        self._peers = peers  # member name -> actor name
+                 next_id: Callable[[], str], take: Take) -> None:
+        self._host = host  # this host's actor name
+        self._peers = peers  # member name -> its host's actor name
         self._namespace = namespace
         self._timeout_s = timeout_s
         self._report = report
         self._next_id = next_id
-        self._handles: dict[str, Any] = {}
+        self._take = take
+        self._handles: dict[str, Any] = {}  # host actor name -> handle
 
     def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
-        """The same checks and answers as the local team's, then actor to actor."""
+        """The same checks and answers as the local team's, then to the recipient."""
         check_recipient(sender, recipient, self._peers)
         message_id = self._next_id()
+        if self._peers[recipient] == self._host:
+            try:
+                incarnation = self._take(recipient, message_id, content, sender)
+            except AgentStoppedError as exc:
+                raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
+                                  recoverable=False) from None
+        else:
+            incarnation = self._send_across(recipient, message_id, content, sender)
+        self._report(Delivered(agent=sender, message_id=message_id, recipient=recipient,
+                               content=content, incarnation=incarnation))
+        return f"delivered to {recipient}"
+
+    def _send_across(self, recipient: str, message_id: str, content: str, sender: str) -> str:
+        """To the recipient's host actor; returns the incarnation that took it."""
+        host = self._peers[recipient]
         try:
             # .future(): this runs on a tool thread of an asyncio actor, where ray.get warns
-            incarnation = self._handle(recipient).receive.remote(
-                message_id, content, sender).future().result(timeout=self._timeout_s)
+            incarnation: str = self._handle(host).receive.remote(
+                recipient, message_id, content, sender).future().result(
+                    timeout=self._timeout_s)
         except (GetTimeoutError, FutureTimeout):
             raise ToolFailure(ErrorCode.TIMEOUT, f"{recipient} did not take the message within "
                               f"{self._timeout_s:g} s", suggestion="try again later") from None
         except (RayActorError, ValueError) as exc:  # ValueError: no actor of that name
-            self._handles.pop(recipient, None)
+            self._handles.pop(host, None)
             raise ToolFailure(ErrorCode.NOT_AVAILABLE,
                               f"{recipient} is not reachable: its process died or is "
                               f"restarting ({type(exc).__name__})",
@@ -55,13 +78,10 @@ class PeerRouter:
             raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: "
                               f"{str(exc).strip().splitlines()[-1]}",
                               recoverable=False) from None
-        self._report(Delivered(agent=sender, message_id=message_id, recipient=recipient,
-                               content=content, incarnation=incarnation))
-        return f"delivered to {recipient}"
+        return incarnation
 
-    def _handle(self, recipient: str) -> Any:
-        handle = self._handles.get(recipient)
+    def _handle(self, host: str) -> Any:
+        handle = self._handles.get(host)
         if handle is None:
-            handle = self._handles[recipient] = ray.get_actor(self._peers[recipient],
-                                                              namespace=self._namespace)
+            handle = self._handles[host] = ray.get_actor(host, namespace=self._namespace)
         return handle

@@ -108,8 +108,10 @@ class AgentTeam(TeamAnswers):
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
-            prompt = _TEAM_PLACEHOLDER.sub(self._roster(member.name).replace("\\", "\\\\"),
-                                           effective.system_prompt)
+            prompt = effective.system_prompt
+            if _TEAM_PLACEHOLDER.search(prompt):  # a roster only where asked for (O(members))
+                prompt = _TEAM_PLACEHOLDER.sub(
+                    self._roster(member.name).replace("\\", "\\\\"), prompt)
             self.agents[member.name] = self._backend.member(
                 effective.model_copy(update={
                     "system_prompt": prompt,

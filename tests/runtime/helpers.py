@@ -8,6 +8,18 @@ from typing import Any
 from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mail.mail_events import TeamQuiescent
+from autobyteus_like.runtime import RayRuntime
+
+RAY_KINDS = ["ray", "ray-packed"]
+"""The Ray suites run twice: every member in a host of its own (``members_per_worker: 1``),
+and packed two to a host (a two-member team shares one process; a larger one has messages
+both within a host and across hosts)."""
+
+
+def ray_runtime(kind: str = "ray", **options: Any) -> RayRuntime:
+    """The Ray runtime of a kind in ``RAY_KINDS``."""
+    return RayRuntime(backend="ray", members_per_worker=2 if kind == "ray-packed" else 1,
+                      **options)
 
 
 def call(name: str, **arguments: Any) -> str:

@@ -36,10 +36,12 @@ def test_a_ray_runtime_and_member_resources_from_yaml(tmp_path):
     members = TEAM.replace("  - name: b\n", "  - name: b\n    resources: {num_cpus: 1, num_gpus: "
                                             "0.5, memory: 1000000, custom: {tpu: 2}}\n")
     config = load(tmp_path, """
-        runtime: {backend: ray, address: "ray://head:10001", namespace: prod, max_restarts: 3}
+        runtime: {backend: ray, address: "ray://head:10001", namespace: prod, max_restarts: 3,
+                  members_per_worker: 50}
         """, members)
     assert config.runtime == RayRuntime(backend="ray", address="ray://head:10001",
-                                        namespace="prod", max_restarts=3)
+                                        namespace="prod", max_restarts=3,
+                                        members_per_worker=50)
     assert config.member_resources == {"b": MemberResources(num_cpus=1, num_gpus=0.5,
                                                             memory=1_000_000,
                                                             custom={"tpu": 2})}
@@ -58,6 +60,12 @@ def test_a_ray_runtime_and_member_resources_from_yaml(tmp_path):
     ("runtime: {backend: ray, max_restarts: -5}\n", TEAM,
      "runtime.ray.max_restarts: Input should be greater than or equal to -1"),
     ("runtime: {backend: local, address: auto}\n", TEAM, "runtime.local.address: unknown field"),
+    ("runtime: {backend: ray, members_per_worker: 0}\n", TEAM,
+     "runtime.ray.members_per_worker: members_per_worker must be a whole number of at least 1 "
+     "or 'auto', got 0"),
+    ("runtime: {backend: ray, members_per_worker: many}\n", TEAM,
+     "runtime.ray.members_per_worker: members_per_worker must be a whole number of at least 1 "
+     "or 'auto', got 'many'"),
     ("", TEAM.replace("  - name: b\n", "  - name: b\n    resources: {num_gpu: 1}\n"),
      "members[1].resources.num_gpu: unknown field (use num_cpus, num_gpus, memory or custom)"),
     ("", TEAM.replace("  - name: b\n", "  - name: b\n    resources: {num_cpus: -1}\n"),

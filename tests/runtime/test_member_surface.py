@@ -18,16 +18,25 @@ from autobyteus_like import (
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
-from tests.runtime.helpers import call, member, team_config, until_quiet
+from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime, until_quiet
+from tests.runtime.helpers import team_config as one_team
 
 
-@pytest.fixture(params=["local", "ray"])
+@pytest.fixture(params=["local", *RAY_KINDS])
 def runtime(request):
-    """Where the members live: this process, or a local Ray cluster."""
-    if request.param == "ray":
+    """Where the members live: this process, or a local Ray cluster (a host per member, or
+    packed)."""
+    if request.param != "local":
         request.getfixturevalue("ray_cluster")
-        return RayRuntime(backend="ray")
+        return ray_runtime(request.param)
     return LocalRuntime()
+
+
+def team_config(lead, runtime):
+    """A team of ``lead``; when packed, with an idle teammate in the same host."""
+    if isinstance(runtime, RayRuntime) and runtime.members_per_worker != 1:
+        return one_team(lead, member("bystander", []))
+    return one_team(lead)
 
 
 @tool(requires_approval=True)
@@ -57,7 +66,7 @@ def block(context: ToolContext) -> str:
 def test_a_denied_call_is_shown_as_denied_and_the_turn_goes_on(runtime):
     lead = member("lead", [call("purge", target="/"), "I will not purge then."],
                   tools=["purge"], auto_execute_tools=False, approval_policy="marked")
-    with AgentTeam(team_config(lead), tools=[purge], runtime=runtime) as team:
+    with AgentTeam(team_config(lead, runtime), tools=[purge], runtime=runtime) as team:
         events = team.events()
 
         def deny(event):
@@ -74,7 +83,7 @@ def test_a_denied_call_is_shown_as_denied_and_the_turn_goes_on(runtime):
 def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     lead = member("lead", [call("note", text="a"), call("note", text="b"), "done"],
                   tools=["note"], limits=UsageLimits(max_llm_calls=2))
-    with AgentTeam(team_config(lead), tools=[note], runtime=runtime) as team:
+    with AgentTeam(team_config(lead, runtime), tools=[note], runtime=runtime) as team:
         with pytest.raises(UsageLimitExceededError, match="max_llm_calls"):
             team.run("go", timeout=60)
         agent = team.agents["lead"]
@@ -85,7 +94,7 @@ def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
 def test_stopping_fails_the_reply_owed_with_one_wording(runtime):
     _entered.clear()
     lead = member("lead", [call("block"), "never"], tools=["block"])
-    team = AgentTeam(team_config(lead), tools=[block], runtime=runtime).start()
+    team = AgentTeam(team_config(lead, runtime), tools=[block], runtime=runtime).start()
     try:
         events = team.events()
         reply = team.send("work")
@@ -113,7 +122,7 @@ def test_a_session_carries_the_conversation_into_the_next_start(runtime, tmp_pat
     def once(text: str, answer: str) -> list[tuple[str, str]]:
         lead = member("lead", ["one", "two"], tools=[])  # answers by request number
         with Session("s", store) as session, AgentTeam(
-                team_config(lead), runtime=runtime, session=session) as team:
+                team_config(lead, runtime), runtime=runtime, session=session) as team:
             assert team.run(text, timeout=60) == answer
             request = _llm(team.agents["lead"]).requests[-1]
         return [(m.role, m.content) for m in request.messages]
@@ -125,7 +134,7 @@ def test_a_session_carries_the_conversation_into_the_next_start(runtime, tmp_pat
 
 def test_usage_counts_what_was_asked_and_run(runtime):
     lead = member("lead", [call("note", text="a"), "done"], tools=["note"])
-    with AgentTeam(team_config(lead), tools=[note], runtime=runtime) as team:
+    with AgentTeam(team_config(lead, runtime), tools=[note], runtime=runtime) as team:
         assert team.run("go", timeout=60) == "done"
         run = team.agents["lead"].usage.run
         assert (run.llm_calls, run.tool_calls) == (2, 1)

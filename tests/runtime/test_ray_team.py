@@ -9,7 +9,7 @@ import pytest
 
 from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.runtime import MemberResources, RayRuntime
-from tests.runtime.helpers import call, calls, member, team_config
+from tests.runtime.helpers import RAY_KINDS, call, calls, member, ray_runtime, team_config
 
 
 def required(name: str) -> dict:
@@ -43,18 +43,18 @@ def test_a_member_ray_cannot_place_is_a_config_error_and_nothing_is_left(ray_clu
         assert {a.state for a in list_actors(filters=[("name", "=", name)])} == {"DEAD"}
 
 
-@pytest.mark.parametrize("runtime", ["local", "ray"])
+@pytest.mark.parametrize("runtime", ["local", *RAY_KINDS])
 def test_a_message_to_nobody_or_to_yourself_is_the_same_error_on_each_backend(runtime, request):
-    if runtime == "ray":
+    if runtime != "local":
         request.getfixturevalue("ray_cluster")
     lead = member("lead", [calls(call("send_message_to", recipient_name="nobody", content="hi"),
                                  call("send_message_to", recipient_name="lead", content="me")),
                            "could not deliver"])
     other = member("other", [])
-    chosen = RayRuntime(backend="ray") if runtime == "ray" else None
+    chosen = ray_runtime(runtime) if runtime != "local" else None
     with AgentTeam(team_config(lead, other), runtime=chosen) as team:
         assert team.run("go", timeout=60) == "could not deliver"
-        llm = team.agents["lead"].fetch_llm() if runtime == "ray" else lead.llm
+        llm = team.agents["lead"].fetch_llm() if runtime != "local" else lead.llm
     shown = llm.requests[1].messages[-1].content.splitlines()[1:]
     first, second = (json.loads(line)["tool_result"]["content"] for line in shown)
     assert first == {"code": "NOT_FOUND", "message": "there is no teammate named 'nobody'",

@@ -9,15 +9,15 @@ import yaml
 
 from autobyteus_like import AgentTeam, ConfigError, TeamConfig
 from autobyteus_like.cli import main
-from autobyteus_like.runtime import RayRuntime
-from tests.runtime.helpers import call, member, team_config, until_quiet
+from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime, team_config, until_quiet
 
 
-def test_the_team_s_usage_is_gathered_on_the_driver(ray_cluster):
+@pytest.mark.parametrize("kind", RAY_KINDS)
+def test_the_team_s_usage_is_gathered_on_the_driver(ray_cluster, kind):
     lead = member("lead", [call("send_message_to", recipient_name="helper", content="hi"),
                            "asked", "never used"])
     helper = member("helper", ["ok"], tools=[])
-    with AgentTeam(team_config(lead, helper), runtime=RayRuntime(backend="ray")) as team:
+    with AgentTeam(team_config(lead, helper), runtime=ray_runtime(kind)) as team:
         events = team.events()
         team.send("go")
         until_quiet(events)

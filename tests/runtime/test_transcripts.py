@@ -17,13 +17,15 @@ from autobyteus_like.events import (
     ToolStarted,
 )
 from autobyteus_like.mail.mail_events import TeamQuiescent
-from autobyteus_like.runtime import LocalRuntime, RayRuntime
+from autobyteus_like.runtime import LocalRuntime
 from autobyteus_like.team import AgentTeam
 from autobyteus_like.testing.simulation import scripted_team
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 from example_tools import make_tools  # noqa: E402
+
+from tests.runtime.helpers import RAY_KINDS, ray_runtime  # noqa: E402
 
 TEAMS = ["software_team.yaml", "research_team.yaml"]
 _SESSION_IDS = re.compile(r"call_[0-9a-f]{12}_")
@@ -37,13 +39,13 @@ def _shown(value: object) -> str:
 def run_example(yaml: str, backend: str, tmp_path: Path) -> dict[str, object]:
     """Run one example with every call approved; what each member did and was shown."""
     tools = make_tools()
-    if backend == "ray":
+    if backend != "local":
         from tests.runtime.shared_workspace import FileStore, share_workspace
 
         store = FileStore.remote()
         share_workspace(tools, store)
     simulated = scripted_team(EXAMPLES / yaml, tools=tools)
-    runtime = RayRuntime(backend="ray") if backend == "ray" else LocalRuntime()
+    runtime = ray_runtime(backend) if backend != "local" else LocalRuntime()
     team = AgentTeam(simulated.team.config, tools=tools, runtime=runtime)
     seen: list[AgentEvent] = []
     with team:
@@ -55,7 +57,7 @@ def run_example(yaml: str, backend: str, tmp_path: Path) -> dict[str, object]:
                 team.approve(event.agent, event.invocation.id)
         quiet = event
         events.close()
-        llms = {name: (member.fetch_llm() if backend == "ray" else member.config.llm)
+        llms = {name: (member.fetch_llm() if backend != "local" else member.config.llm)
                 for name, member in team.agents.items()}
     per_agent: dict[str, list[str]] = {}
     for seen_event in seen:
@@ -93,11 +95,11 @@ def local_transcripts(tmp_path_factory):
     return {yaml: run_example(yaml, "local", tmp_path_factory.mktemp("local")) for yaml in TEAMS}
 
 
-@pytest.mark.parametrize("backend", ["local", "ray"])
+@pytest.mark.parametrize("backend", ["local", *RAY_KINDS])
 @pytest.mark.parametrize("yaml", TEAMS)
 def test_an_example_team_gives_the_same_transcript_on_each_backend(
         yaml, backend, local_transcripts, request, tmp_path):
-    if backend == "ray":
+    if backend != "local":
         request.getfixturevalue("ray_cluster")
     transcript = run_example(yaml, backend, tmp_path)
     assert transcript["unused"] == dict.fromkeys(transcript["unused"], 0)  # the whole script ran
