@@ -314,6 +314,18 @@ class SessionLostError(StoreError):
                          f"process: {whose}; this process stopped writing to it")
 
 
+class UnfinishedSessionError(AutobyteusLikeError):
+    """A message (or a reset) was given to an agent or team whose session still holds
+    what its last process left unfinished: that is settled first, one way or the other."""
+
+    def __init__(self, session: str, what: str, owner: str) -> None:
+        self.session = session
+        super().__init__(f"session {session!r}: its last process left {what} unfinished; call "
+                         f"{owner}.resume() to go on with it, or "
+                         f"{owner}.abandon_unfinished(reason) to end it, before sending a new "
+                         "message")
+
+
 class TransientStoreError(StoreError):
     """A store failure worth trying again, which the store's transactions retry: the
     transaction it happened in is gone (rolled back, or its connection dropped,

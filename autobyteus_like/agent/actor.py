@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING
 import pykka
 from loguru import logger
 
-from autobyteus_like.agent.actor_messages import ConversationQuery, ResumeTurns, ToolsRefreshed
+from autobyteus_like.agent.actor_messages import (
+    ConversationQuery,
+    HandOver,
+    ResumeTurns,
+    ToolsRefreshed,
+)
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
 from autobyteus_like.agent.member_replies import stopped_before_the_end
@@ -77,6 +82,8 @@ class AgentActor(FastInboxActor):
         self._publication = Publication(tools)
         self._services = TurnServices(config, self._post, threads, self._publication)
         self._ended: UsageLimitExceededError | None = None
+        self._handed_over = False
+        """Stopped for a new run: the subscriptions stay open for the next actor."""
         self._taken = frozenset(self._handlers)
         """Event types a handler takes whether or not anyone subscribes."""
         services = self._services
@@ -119,6 +126,9 @@ class AgentActor(FastInboxActor):
         outbox = self.ctx.outbox
         if isinstance(message, ConversationQuery):
             return self.ctx.system_prompt, tuple(self.ctx.messages)
+        if isinstance(message, HandOver):
+            self._handed_over = True
+            return self.ctx
         if isinstance(message, AgentEvent):
             outbox.append(message)
         elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
@@ -235,4 +245,5 @@ class AgentActor(FastInboxActor):
             logger.warning("agent {}: a hook failed to close: {}", self.ctx.name, exc)
         for action in self.ctx.afterwards:
             action()
-        self._publisher.close()
+        if not self._handed_over:
+            self._publisher.close()

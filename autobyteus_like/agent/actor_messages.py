@@ -1,5 +1,6 @@
 """What the facade tells an agent's actor besides events: new tools, resuming the stored
-turns (one message for going on and for giving up), and asking for the conversation."""
+turns (one message for going on and for giving up), asking for the conversation, and handing
+its subscribers on to the actor of the agent's next run."""
 
 from __future__ import annotations
 
@@ -11,12 +12,18 @@ if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["ConversationQuery", "ResumeTurns", "ToolsRefreshed"]
+__all__ = ["ConversationQuery", "HandOver", "ResumeTurns", "ToolsRefreshed"]
 
 
 @dataclass(frozen=True)
 class ConversationQuery:
     """Ask the actor (``ask``) for its system prompt and conversation as they are now."""
+
+
+@dataclass(frozen=True)
+class HandOver:
+    """Ask the actor (``ask``) for its context, the last thing before it is stopped for a new
+    run of its agent: its stop then leaves the event subscriptions open for the next actor."""
 
 
 @dataclass(frozen=True)

@@ -16,20 +16,25 @@ import pykka
 from loguru import logger
 
 from autobyteus_like.agent.actor import AgentActor
-from autobyteus_like.agent.actor_messages import ConversationQuery, ResumeTurns, ToolsRefreshed
+from autobyteus_like.agent.actor_messages import (
+    ConversationQuery,
+    HandOver,
+    ToolsRefreshed,
+)
 from autobyteus_like.agent.agent_conversation import AgentConversation
 from autobyteus_like.agent.agent_requests import AgentRequests
+from autobyteus_like.agent.agent_resume import AgentResume, ResumedTurn
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.member_format import member_format
 from autobyteus_like.agent.member_replies import not_running
 from autobyteus_like.agent.message_parts import message_parts
 from autobyteus_like.agent.run_hooks import session_writer, usage_and_tracing_hooks
+from autobyteus_like.agent.session_usage import SessionUsage
 from autobyteus_like.agent.subscription import (
     AsyncEventSubscription,
     EventPublisher,
     EventSubscription,
 )
-from autobyteus_like.errors import UsageError
 from autobyteus_like.events import (
     AgentEvent,
     ConversationReset,
@@ -56,6 +61,7 @@ from autobyteus_like.tracing.settings import Tracing, current_parent
 from autobyteus_like.usage.report import AgentUsage, TeamUsage, UsageReport
 
 if TYPE_CHECKING:
+    from autobyteus_like.handlers.context import AgentContext
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.store.session import Session
 
@@ -65,16 +71,7 @@ _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence sa
              "call is for. Calls without it are rejected.")
 
 
-class ResumedTurn:
-    """A stored turn the agent goes on with: its message and the future of its answer."""
-
-    __slots__ = ("reply", "sender", "text", "turn_id")
-
-    def __init__(self, turn_id: int, text: str, sender: str | None, reply: Future[str]) -> None:
-        self.turn_id, self.text, self.sender, self.reply = turn_id, text, sender, reply
-
-
-class Agent(AgentConversation, AgentRequests):
+class Agent(AgentConversation, AgentRequests, AgentResume):
     """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
 
     ``tools`` resolves tool names in ``config.tools``; ``formats`` adds custom formats.
@@ -83,8 +80,9 @@ class Agent(AgentConversation, AgentRequests):
     them with itself, and takes their new tools before its next turn when they change.
 
     ``session`` keeps the conversation in a session: every step is stored as it happens, and an
-    agent started on a session that has history goes on from it (``resume()`` continues a turn
-    its last process did not finish; ``send`` does so first by itself).
+    agent started on a session that has history goes on from it. What its last process left
+    unfinished is settled first: ``resume()`` goes on with it, ``abandon_unfinished(reason)``
+    ends it (``send`` before either is an ``UnfinishedSessionError``).
 
     ``tracing``: where its spans go (default: the global SDK provider, if set); ``team_usage``
     is set by ``AgentTeam``.
@@ -115,6 +113,7 @@ class Agent(AgentConversation, AgentRequests):
         self._unwatch: list[Callable[[], None]] = []
         self._publisher = EventPublisher()
         self._kept_llm: LLM | None = None
+        self._built_llm: LLM | None = None
         self._turn_ids = itertools.count(1)
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -195,6 +194,7 @@ class Agent(AgentConversation, AgentRequests):
     def _start_actor(self) -> None:
         # a described LLM becomes real only now (a new run goes on with the one it had)
         llm, self._kept_llm = self._kept_llm or self.config.build_llm(), None
+        self._built_llm = llm  # the next run goes on with it (unwrapped)
         if self.config.manifest == "compact" and self.format.name != NATIVE and \
                 llm.provider is not LLMProvider.SCRIPTED and \
                 not isinstance(llm, DemonstratingLLM):  # a scripted LLM keys replies by history
@@ -205,8 +205,6 @@ class Agent(AgentConversation, AgentRequests):
         handlers = default_handlers()
         for event_type, handler in self.config.handlers.items():
             handlers.register(event_type, handler)
-        hooks = usage_and_tracing_hooks(self.name, llm, self._usage, self.tracing)
-        self._traced = len(hooks) > 1
         schema = provider_schema(self.name, self.output, self.config.output_mode,
                                  self.format.name, llm)
         if self.config.history_processors or self.format.name != NATIVE or schema:
@@ -220,10 +218,14 @@ class Agent(AgentConversation, AgentRequests):
             session.hold(self.name, {self.name: self.tools.names()})  # its members' session)
             self._holds_session = True
         try:
+            keeper = None
             if session is not None:
                 self._restored = restored = session.restore(self.name)
                 writer = session_writer(session, self.name, restored)
+                keeper = SessionUsage(session, self.name)  # the run's budget is kept there
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
+            hooks = usage_and_tracing_hooks(self.name, llm, self._usage, self.tracing, keeper)
+            self._traced = len(hooks) > 1
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads, hooks=(writer, *hooks) if writer else
@@ -242,34 +244,6 @@ class Agent(AgentConversation, AgentRequests):
         if self._holds_session and self.session is not None:
             self._holds_session = False
             self.session.release(self.session.standing())
-
-    def abandon_unfinished(self, reason: str) -> None:
-        """End what the session's last process left unfinished without going on with it:
-        the turn it was in gets INTERRUPTED results for its calls and fails with ``reason``,
-        as do the messages waiting behind it; the conversation itself is kept (a restarted
-        Ray member, whose senders were already told)."""
-        with self._lock:
-            restored, self._restored = self._restored, None
-            ref = self._ref
-        if restored is not None and restored.unfinished and ref is not None:
-            ref.tell(ResumeTurns(restored, abandon=reason))
-
-    def resume(self) -> list[ResumedTurn]:
-        """Go on with what the session's last process left unfinished: the turn it was in
-        and the messages waiting behind it (empty when nothing was). Subscribe to ``events``
-        first to see them; each turn's ``reply`` completes with its answer."""
-        with self._lock:
-            restored, self._restored = self._restored, None
-            ref = self._ref
-        if restored is None or not restored.unfinished:
-            return []
-        if ref is None:
-            raise not_running(self.name)
-        turns = ([restored.current] if restored.current is not None else []) + [
-            turn for turn in restored.queued if not turn.reset]  # a reset has no answer
-        resumed = [ResumedTurn(turn.turn_id, turn.text, turn.sender, Future()) for turn in turns]
-        ref.tell(ResumeTurns(restored, tuple(turn.reply for turn in resumed)))
-        return resumed
 
     def stop(self, timeout: float = 10) -> None:
         """Stop promptly: cancel in-flight work, stop every actor, join their threads, then
@@ -302,29 +276,34 @@ class Agent(AgentConversation, AgentRequests):
                     logger.warning("agent {}: {} is still finishing (a provider stream that "
                                    "cannot be cut ends at its timeout)", self.name, thread.name)
 
-    def new_run(self, conversation: list[Message] | None = None, timeout: float = 10) -> None:
-        """Begin a new run: stop the work in flight (its replies fail with
-        ``AgentStoppedError``) and go on with limits counted from zero, from ``conversation``
-        (``conversation()`` taken earlier; by default the conversation as it stands). Not with
-        a session, whose store holds the conversation."""
-        if self.session is not None:
-            raise UsageError(f"agent {self.name!r}: a new run of a session is a new "
-                             "process on it (stop, then start)")
+    def new_run(self, conversation: list[Message] | None = None, *,
+                abandon: str = "a new run began", timeout: float = 10) -> None:
+        """Begin a new run: stop the work in flight (its calls are cut and waited for; its
+        replies fail with ``AgentStoppedError``) and go on with limits counted from zero, the
+        subscribers to ``events`` kept. Without a session, from ``conversation``
+        (``conversation()`` taken earlier; by default the conversation as it stands). With
+        one, from the store: a turn left unfinished ends there with ``abandon`` as its error,
+        each call without a result INTERRUPTED (as ``abandon_unfinished`` does)."""
         with self._lock:
             ref, self._ref = self._ref, None
         if ref is None:
             raise not_running(self.name)
-        ctx = ref.proxy().ctx.get(timeout=timeout)
+        ctx: AgentContext = ref.ask(HandOver(), timeout=timeout)  # type: ignore[assignment]
         self._stop_actor(ref, timeout)
-        from autobyteus_like.store.restore import TurnSnapshot
+        self._kept_llm = self._built_llm
+        if self.session is not None:
+            self.session.stopped(self.name)  # written again by the next actor
+        else:
+            from autobyteus_like.store.restore import TurnSnapshot
 
-        self._kept_llm = ctx.config.llm
-        self._restored = TurnSnapshot(
-            messages=list(ctx.messages if conversation is None else conversation),
-            used_ids=ctx.ids.used(), request_no=ctx.requests)
+            self._restored = TurnSnapshot(
+                messages=list(ctx.messages if conversation is None else conversation),
+                used_ids=ctx.ids.used(), request_no=ctx.requests)
         with self._lock:
             self._threads[:] = [thread for thread in self._threads if thread.is_alive()]
             self._start_actor()
+        if self.session is not None:
+            self.abandon_unfinished(abandon)  # the store's unfinished turn ends here
 
     def conversation(self) -> list[Message]:
         """A copy of the conversation as it stands (ask it while the agent is idle)."""
@@ -356,9 +335,10 @@ class Agent(AgentConversation, AgentRequests):
     def send(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
              mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:
         """Queue a message (text, or a list of text and ``ImageContent``); the future
-        completes with the turn's answer (or its error). Unfinished stored turns (``resume``)
-        go first. With tracing on, the turn's span continues ``trace_parent`` (an
-        OpenTelemetry span context), else the caller's current span if it has one."""
+        completes with the turn's answer (or its error). ``UnfinishedSessionError`` while the
+        session's unfinished turns are unsettled (``resume``). With tracing on, the turn's
+        span continues ``trace_parent`` (an OpenTelemetry span context), else the caller's
+        current span if it has one."""
         return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)[1]
 
     def _submit(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
@@ -366,9 +346,8 @@ class Agent(AgentConversation, AgentRequests):
                 history: Iterable[HistoryMessage] | None = None) -> tuple[int, Future[str]]:
         """Queue a message (after seeding ``history``, when given); its turn id and reply.
         The answer of a typed agent is its JSON text."""
+        self._require_settled()
         text, images = message_parts(text)
-        if self._restored is not None:
-            self.resume()
         if history is not None:
             self._seed(history)
         if trace_parent is None and self._traced:
@@ -382,8 +361,7 @@ class Agent(AgentConversation, AgentRequests):
 
     def reset(self) -> None:
         """Start a new conversation: forget the history (after the current turn, if any)."""
-        if self._restored is not None:
-            self.resume()
+        self._require_settled()
         self._tell(ConversationReset(agent=self.name, turn_id=next(self._turn_ids)))
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription:

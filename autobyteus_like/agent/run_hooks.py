@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from autobyteus_like.hooks.protocol import AgentHooks
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.tracing.settings import Tracing
+from autobyteus_like.usage.keeper import UsageKeeper
 from autobyteus_like.usage.prices import model_name
 from autobyteus_like.usage.report import AgentUsage
 
@@ -19,10 +20,11 @@ if TYPE_CHECKING:
 __all__ = ["session_writer", "usage_and_tracing_hooks"]
 
 
-def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tracing | None
-                            ) -> list[AgentHooks]:
-    """A fresh meter for the run, and spans if tracing is on."""
-    hooks: list[AgentHooks] = [usage.start_run(llm)]
+def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tracing | None,
+                            keeper: UsageKeeper | None = None) -> list[AgentHooks]:
+    """A meter for the run (counting on from what ``keeper`` kept of it), and spans if
+    tracing is on."""
+    hooks: list[AgentHooks] = [usage.start_run(llm, keeper)]
     settings = tracing or Tracing()
     tracer = settings.tracer()
     if tracer is not None:

@@ -98,7 +98,11 @@ class RemoteMember:
         return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
                 for message_id, turn_id, text, sender in resumed]
 
-    def new_run(self, conversation: list[Message] | None = None) -> None:
+    def abandon_unfinished(self, reason: str) -> None:
+        """Nothing to end (as ``resume``)."""
+
+    def new_run(self, conversation: list[Message] | None = None, *,
+                abandon: str = "") -> None:
         """Not on Ray: a new run of a Ray team is a new start."""
         raise UsageError(f"agent {self.name!r}: a new run on Ray is a new start")
 

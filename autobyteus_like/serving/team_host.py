@@ -5,9 +5,12 @@ of its own: its usage limits count from zero, so a limit crossed by one ask neve
 next (the members' conversations go on). ``ask`` subscribes to the team's events on the
 server's event loop (no thread per call), reports each as progress, settles approvals by the
 policy, and returns once the team is quiet. Cancelling ``ask`` (the client cancelled its
-request) stops that ask's work at once, cutting every member's LLM request and tool, and
-takes the conversations back to where they were before it; the team itself is not rebuilt.
-A team with a session or on Ray cannot begin a run in place: it is started afresh.
+request) stops that ask's work at once, cutting every member's LLM request and tool and
+waiting for them to end, in the same team (never rebuilt: its MCP servers, its session's
+lease and its subscribers stay). Without a session the conversations go back to where they
+were before the ask; with one, the store keeps what happened: the cancelled turn ends as
+failed, each of its calls without a result INTERRUPTED, in order. A team on Ray cannot begin
+a run in place: it is started afresh.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class TeamHost:
         self._team: AgentTeam | None = None
         self._lock = anyio.Lock()
         self._asked = False  # the first ask runs in the run the start began
+        self.cancelled = "the client cancelled the ask"
+        """The error a cancelled ask's turns end with (in a session's store)."""
         AgentTeam(config, tools=self._tools)  # every problem now, before anyone connects
 
     @property
@@ -93,26 +98,22 @@ class TeamHost:
             for source in self._sources:
                 source.release()
 
-    def _new_run(self, conversations: dict[str, list[Message]] | None = None) -> None:
+    def _new_run(self, conversations: dict[str, list[Message]] | None = None,
+                 abandon: str = "a new ask began") -> None:
         """A new run for the next ask (or after a cancelled one, from ``conversations``)."""
         team = self.team
-        if self._in_place(team):
-            team.new_run(conversations)
+        if not isinstance(team.runtime, RayRuntime):
+            team.new_run(conversations, abandon=abandon)
             return
         team.stop()
         self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
 
     def _conversations(self) -> dict[str, list[Message]] | None:
+        """Where the conversations stand before an ask (a session's store keeps its own)."""
         team = self.team
-        return team.conversations() if self._in_place(team) else None
-
-    def _in_place(self, team: AgentTeam) -> bool:
-        """Whether runs begin in the running team: a local team without a session, with
-        limits to count afresh (without limits, asks share one run, as they always did)."""
-        limited = self.config.limits is not None or any(
-            member.limits is not None for member in self.config.members)
-        return (limited and team.session is None
-                and not isinstance(team.runtime, RayRuntime))
+        if team.session is not None or isinstance(team.runtime, RayRuntime):
+            return None
+        return team.conversations()
 
     async def ask(self, message: str | None, member: str | None, report: Report, *,
                   settle_approvals: bool = True) -> str:
@@ -122,7 +123,7 @@ class TeamHost:
         ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
         when nothing was)."""
         async with self._lock:
-            if self._asked and self._in_place(self.team):
+            if self._asked:
                 await anyio.to_thread.run_sync(self._new_run)
             self._asked = True
             before = self._conversations()
@@ -144,7 +145,7 @@ class TeamHost:
                         break
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(self._new_run, before)
+                    await anyio.to_thread.run_sync(self._new_run, before, self.cancelled)
                 raise
             finally:
                 subscription.close()

@@ -19,7 +19,7 @@ from loguru import logger
 
 from autobyteus_like.errors import ConfigError, SessionInUseError, SessionLostError, StoreError
 from autobyteus_like.store.database import Durability
-from autobyteus_like.store.records import MailRecord
+from autobyteus_like.store.records import MailRecord, MailState
 from autobyteus_like.store.restore import TurnSnapshot, restore_agent
 from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
 
@@ -57,6 +57,9 @@ class Session:
         self._writers: set[str] = set()
         self._heartbeat: threading.Thread | None = None
         self._released = threading.Event()
+        self._run_goes_on = False
+        """Taken unfinished: the run of its last process goes on (its usage with it)."""
+        self._usage_taken: set[str] = set()
 
     @classmethod
     def attached(cls, name: str, location: str, durability: Durability = "process", *,
@@ -85,6 +88,8 @@ class Session:
                 raise ConfigError(f"session {self.name!r}", problems)
         _, self.created = self.store.hold(self.name, team=team, fingerprint=fingerprint,
                                           config=config, owner=self.owner)
+        self._run_goes_on = not self.created and self.standing() != "done"
+        self._usage_taken.clear()
         self.held = True
         self.lost = None
         self.store.set_status(self.name, "active")
@@ -113,6 +118,20 @@ class Session:
         """The team's messages stored and not yet delivered (its last process stopped
         first), in the order they were sent."""
         return self.store.undelivered_mail(self.name)
+
+    def drop_undelivered_mail(self, reason: str) -> None:
+        """Mark the team's messages not yet delivered FAILED with ``reason`` (a new run
+        began without them): no later resume delivers them."""
+        for mail in self.store.undelivered_mail(self.name):
+            self.store.set_mail(self.name, mail.mail_id, MailState.FAILED, error=reason)
+
+    def carries_usage(self, agent: str) -> bool:
+        """Whether ``agent``'s run starting now counts on from the usage stored of it: its
+        first start since this process took the session, which was left unfinished (a
+        later start here is a new run, from zero)."""
+        first = agent not in self._usage_taken
+        self._usage_taken.add(agent)
+        return first and self._run_goes_on
 
     def save_usage(self, usage: dict[str, Any], run: str = "team") -> None:
         """Store what the run has spent of its budget, so a resume counts on from it (the

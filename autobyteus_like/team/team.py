@@ -17,6 +17,7 @@ from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     ConfigError,
     LLMError,
+    UnfinishedSessionError,
     UnknownMemberError,
     UsageError,
     UsageLimitExceededError,
@@ -98,7 +99,7 @@ class AgentTeam(TeamAnswers):
         """Where the members live (``runtime:`` of the config unless given here)."""
         # On Ray, members store the messages they write to each other in their own processes
         self.mail = MailRoom(config.name, config.coordinator, self._publisher, session=session,
-                             before_send=self._resume_if_due,
+                             before_send=self._require_settled,
                              parent_of=self.tracing.directory.get)
         """The team's mail: delivery, messages in flight, quiescence."""
         self._backend = open_backend(self.runtime, self.mail, config.member_resources)
@@ -193,19 +194,26 @@ class AgentTeam(TeamAnswers):
         self._publisher.close()
         self.mail.stopped()
 
-    def new_run(self, conversations: dict[str, list[Message]] | None = None) -> None:
-        """Begin a new run: stop whatever is in flight (its replies fail) and go on with the
-        team's and every member's limits counted from zero, each member from its conversation
-        in ``conversations`` (``conversations()`` taken earlier) or as it stands. Not with a
-        session or on Ray."""
-        if self.session is not None or isinstance(self.runtime, RayRuntime):
-            raise UsageError(f"team {self.name!r}: a new run of a team with a session or on Ray "
-                             "is a new start (stop, then start)")
+    def new_run(self, conversations: dict[str, list[Message]] | None = None, *,
+                abandon: str = "a new run began") -> None:
+        """Begin a new run in the running team: stop whatever is in flight (its replies fail,
+        its calls are cut and waited for) and go on with the team's and every member's limits
+        counted from zero, the subscribers to ``events`` kept. Without a session, each member
+        goes on from its conversation in ``conversations`` (``conversations()`` taken
+        earlier) or as it stands; with one, from the store, where a turn left unfinished ends
+        with ``abandon`` as its error (calls without a result INTERRUPTED) and messages not
+        yet delivered are dropped (FAILED). Not on Ray (a new start there)."""
+        if isinstance(self.runtime, RayRuntime):
+            raise UsageError(f"team {self.name!r}: a new run of a Ray team is a new start "
+                             "(stop, then start)")
         self.mail.restarting()
         try:
             self._usage.start_run()
             for name, agent in self.agents.items():
-                agent.new_run((conversations or {}).get(name))
+                agent.new_run((conversations or {}).get(name), abandon=abandon)
+            if self.session is not None:
+                self._resume_due = False  # what the last process left was taken (or dropped)
+                self.session.drop_undelivered_mail(abandon)
         finally:
             self.mail.restarted()
 
@@ -240,9 +248,28 @@ class AgentTeam(TeamAnswers):
             return None
         return self._wait_answer(timeout)
 
-    def _resume_if_due(self) -> None:
-        if self._resume_due:
-            self.begin_resume()
+    def _require_settled(self) -> None:
+        """Before a message: ``UnfinishedSessionError`` while what the session's last process
+        left unfinished has been neither resumed nor abandoned (nothing resumes by itself)."""
+        if not self._resume_due:
+            return
+        session = self.session
+        if session is None or session.standing() == "done":
+            self._resume_due = False  # nothing was left
+            return
+        raise UnfinishedSessionError(session.name, f"team {self.name!r}'s work", "team")
+
+    def abandon_unfinished(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it:
+        each member's turn fails with ``reason`` (its calls without a result INTERRUPTED),
+        and messages not yet delivered are dropped (FAILED)."""
+        with self._lock:
+            due, self._resume_due = self._resume_due, False
+        if not due or self.session is None:
+            return
+        for agent in self.agents.values():
+            agent.abandon_unfinished(reason)
+        self.session.drop_undelivered_mail(reason)
 
     def begin_resume(self) -> bool:
         """Resume every member's stored turns (each counted in flight) and deliver the

@@ -39,6 +39,11 @@ class UsageLedger:
             self._tally.llm_calls += llm_calls
             self._tally.tool_calls += tool_calls
 
+    def merge(self, tally: Tally) -> None:
+        """Add a whole tally (what a run spent in its earlier processes)."""
+        with self._lock:
+            self._tally.merge(tally)
+
     @property
     def totals(self) -> UsageTotals:
         with self._lock:

@@ -5,7 +5,8 @@ is sent, or the tool's body starts: a call refused by a limit, or before it ran,
 counted), and tokens and cost when a response arrives, into the agent's run and its turn (plain
 sums only this thread writes) and, for a member, into its team's run and session (shared, under
 their locks). Its ``verdict`` asks the run's budget whether a limit is crossed; the turn
-machine then ends the run.
+machine then ends the run. Its ``keeper`` is told the run's figures each time they change (a
+session stores them, so the budget holds across a kill and a resume).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks.protocol import AgentHooks, CallKind, TurnView
 from autobyteus_like.usage.budget import RunBudget, UsageLedger
+from autobyteus_like.usage.keeper import UsageKeeper
 from autobyteus_like.usage.prices import Pricing
 from autobyteus_like.usage.totals import Tally, UsageTotals
 
@@ -32,9 +34,11 @@ class AgentMeter(AgentHooks):
     """Counts one agent's usage into its ledgers and keeps its run's limits."""
 
     def __init__(self, pricing: Pricing, budget: RunBudget,
-                 shared: tuple[UsageLedger, ...] = ()) -> None:
+                 shared: tuple[UsageLedger, ...] = (), keeper: UsageKeeper | None = None
+                 ) -> None:
         self._pricing = pricing
         self.budget = budget
+        self._save = (keeper or UsageKeeper()).save
         self._shared = shared
         self._ledgers = tuple(ledger for ledger in shared if ledger is not budget.parent)
         """Where calls are added besides the run's budgets (which ``claim`` counts in)."""
@@ -76,6 +80,7 @@ class AgentMeter(AgentHooks):
             tally.tool_calls += 1
             for ledger in self._ledgers:
                 ledger.add_calls(0, 1)
+        self._save(self.budget.tally)  # kept before the call is made
         return None
 
     def run_ended(self, error: UsageLimitExceededError) -> None:
@@ -96,3 +101,4 @@ class AgentMeter(AgentHooks):
         for ledger in self._shared:
             ledger.add_response(input_tokens, output_tokens, cached, reasoning, cost, label,
                                 reported)
+        self._save(self.budget.tally)

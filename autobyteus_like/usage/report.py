@@ -9,6 +9,7 @@ from typing import Any
 
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.usage.budget import RunBudget, UsageLedger
+from autobyteus_like.usage.keeper import UsageKeeper
 from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.meter import AgentMeter
 from autobyteus_like.usage.prices import PriceTable, Pricing
@@ -65,9 +66,11 @@ class AgentUsage:
         """The runs before the current one (the session is those and the current run)."""
         self.meter: AgentMeter | None = None
 
-    def start_run(self, llm: LLM) -> AgentMeter:
-        """The meter of a new run of this agent. A token or cost limit over an LLM known to
-        report no usage is warned about here: that run ends at its first response."""
+    def start_run(self, llm: LLM, keeper: UsageKeeper | None = None) -> AgentMeter:
+        """The meter of a new run of this agent, counting on from what ``keeper`` says the
+        run spent in its earlier processes (a resumed session's run). A token or cost limit
+        over an LLM known to report no usage is warned about here: that run ends at its
+        first response."""
         for limits in (self.limits, self.team.limits if self.team else None):
             if limits is not None and limits.counts_tokens and not llm.reports_usage:
                 warnings.warn(
@@ -81,7 +84,11 @@ class AgentUsage:
         budget = RunBudget(self.limits, f"agent {self.name!r}",
                            parent=team.run if team is not None else None)
         shared = () if team is None else (team.run, team.session)
-        self.meter = AgentMeter(Pricing(self.prices, llm), budget, shared)
+        carried = keeper.carried() if keeper is not None else None
+        if carried is not None:  # the run's and its team's figures go on from there
+            for ledger in (budget, *shared):
+                ledger.merge(carried)
+        self.meter = AgentMeter(Pricing(self.prices, llm), budget, shared, keeper)
         return self.meter
 
     def report(self) -> UsageReport:

@@ -105,6 +105,24 @@ class Tally:
         self.unpriced.update(other.unpriced)
         self.unreported += other.unreported
 
+    def record(self) -> dict[str, Any]:
+        """The sums as a JSON object (what a session stores; ``from_record`` reads
+        it back exactly: the cost as a decimal string)."""
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cached_input_tokens": self.cached_input_tokens,
+                "reasoning_tokens": self.reasoning_tokens, "llm_calls": self.llm_calls,
+                "tool_calls": self.tool_calls, "cost_usd": str(self.cost_usd),
+                "unpriced": list(self.unpriced), "unreported": self.unreported}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Tally:
+        """The sums ``record()`` stored (a figure it lacks is 0)."""
+        ints = {name: int(record.get(name, 0)) for name in (
+            "input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
+            "llm_calls", "tool_calls", "unreported")}
+        return cls(**ints, cost_usd=Decimal(str(record.get("cost_usd", "0"))),
+                   unpriced=dict.fromkeys(str(model) for model in record.get("unpriced", ())))
+
     def snapshot(self) -> UsageTotals:
         return UsageTotals(
             self.input_tokens, self.output_tokens, self.cached_input_tokens,

@@ -108,7 +108,7 @@ class WebTeam:
             answer: str | None = None
             with scope:
                 answer = await self.host.ask(message, None, report, settle_approvals=False)
-            if answer is None:  # stopped: the host started a fresh team
+            if answer is None:  # stopped: the host began a new run in the same team
                 self.log.append(run.run_id, [*self._members_idle(run), *run.stopped()])
             else:
                 self.log.append(run.run_id, run.finished(answer))

@@ -13,6 +13,7 @@ from autobyteus_like import AgentTurnError, ToolContext, UsageLimits, tool
 from autobyteus_like.events import AgentEvent, ToolStarted
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.serving.team_host import TeamHost
+from autobyteus_like.store import Session
 from tests.runtime.helpers import call, member, team_config
 
 
@@ -117,5 +118,138 @@ def test_progress_reaches_the_caller_of_each_ask():
         assert anyio.run(host.ask, "go", None, report) == "noted"
         assert [e.invocation.name for e in seen if isinstance(e, ToolStarted)] == ["note"]
         assert anyio.run(host.ask, "more", None, report) == "again"
+    finally:
+        host.stop()
+
+
+def _blocking_tool(entered: threading.Event, ended: threading.Event):
+    @tool
+    def wait(context: ToolContext) -> str:
+        """Wait until cancelled."""
+        entered.set()
+        try:
+            deadline = time.monotonic() + 30
+            while not context.cancelled.is_set() and time.monotonic() < deadline:
+                time.sleep(0.01)  # the flag is made to be polled
+            return "waited"
+        finally:
+            ended.set()
+
+    return wait
+
+
+@tool
+def note(text: str) -> str:
+    """Take a note."""
+    return text
+
+
+def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, ended: threading.Event,
+                         then: str) -> str:
+    async def ask_then_cancel() -> str:
+        async with anyio.create_task_group() as group:
+            async def first() -> None:
+                await host.ask("wait for it", None, _ignore)
+
+            group.start_soon(first)
+            await anyio.to_thread.run_sync(entered.wait, 10)
+            group.cancel_scope.cancel()
+        assert ended.is_set()  # the cut tool has ended: nothing of the ask is left running
+        return await host.ask(then, None, _ignore)
+
+    return anyio.run(ask_then_cancel)
+
+
+def test_a_team_with_a_session_gives_each_ask_its_own_run_in_the_same_team(tmp_path):
+    lead = member("lead", [call("note", text="n"), *[f"answer {n}" for n in range(1, 7)]],
+                  tools=["note"])
+    with Session("served", tmp_path / "s.db") as session:
+        host = TeamHost(team_config(lead, limits=UsageLimits(max_llm_calls=2)), tools=[note],
+                        session=session)
+        host.start()
+        try:
+            team = host.team
+
+            async def ask_six_times() -> list[str]:
+                return [await host.ask(f"question {n}", None, _ignore) for n in range(1, 7)]
+
+            assert anyio.run(ask_six_times) == [f"answer {n}" for n in range(1, 7)]
+            assert host.team is team and session.held  # never rebuilt, never let go
+            assert team.usage.run.llm_calls == 1
+            assert team.usage.session.llm_calls == 7  # every ask's run, counted once
+        finally:
+            host.stop()
+        turns = session.store.turns("served", "lead")
+        assert [(t.text, t.state) for t in turns] == [
+            (f"question {n}", "done") for n in range(1, 7)]
+
+
+def test_a_cancelled_ask_of_a_team_with_a_session_ends_its_calls_in_order_and_keeps_the_team(
+        tmp_path):
+    entered, ended = threading.Event(), threading.Event()
+    both = "[" + call("note", text="first") + ", " + call("wait") + "]"
+
+    def answer(request: LLMRequest) -> str:
+        return "second answer" if request.messages[-1].content == "something else" else "cut"
+
+    lead = member("lead", [both, *[answer] * 4], tools=["note", "wait"])
+    with Session("served", tmp_path / "s.db") as session:
+        host = TeamHost(team_config(lead, limits=UsageLimits(max_llm_calls=2)),
+                        tools=[note, _blocking_tool(entered, ended)], session=session)
+        host.start()
+        try:
+            team = host.team
+            assert _cancel_one_then_ask(host, entered, ended, "something else") == "second answer"
+            assert host.team is team and session.held
+        finally:
+            host.stop()
+        # the cancelled turn ended as failed, its calls' results stored in their order: the
+        # one that finished as it was, the one cut INTERRUPTED; no call left running
+        store = session.store
+        first, second = store.turns("served", "lead")
+        assert (first.state, first.error) == ("failed", host.cancelled)
+        assert (second.text, second.state, second.answer) == (
+            "something else", "done", "second answer")
+        stored = store.calls("served", "lead", first.turn_id)
+        assert [(c.name, c.state.value) for c in stored] == [
+            ("note", "succeeded"), ("wait", "interrupted")]
+        history = store.history("served", "lead")
+        roles = [m.role for m in history]
+        assert roles[:3] == ["user", "assistant", "user"]  # the call, then its results
+        results = history[2].tool_results
+        assert [r["invocation_id"] for r in results] == [c.invocation_id for c in stored]
+
+
+@pytest.mark.parametrize("limits", [None, UsageLimits(max_llm_calls=5)])
+def test_a_cancelled_ask_waits_for_its_tools_and_the_next_ask_is_watched(limits):
+    entered, ended = threading.Event(), threading.Event()
+    lead = member("lead", [call("wait"), call("note", text="x"), "noted"],
+                  tools=["note", "wait"])
+    seen: list[AgentEvent] = []
+
+    async def report(event: AgentEvent) -> None:
+        seen.append(event)
+
+    host = TeamHost(team_config(lead, limits=limits),
+                    tools=[note, _blocking_tool(entered, ended)])
+    host.start()
+    try:
+        team = host.team
+
+        async def ask_then_cancel() -> str:
+            async with anyio.create_task_group() as group:
+                async def first() -> None:
+                    await host.ask("wait for it", None, _ignore)
+
+                group.start_soon(first)
+                await anyio.to_thread.run_sync(entered.wait, 10)
+                group.cancel_scope.cancel()
+            assert ended.is_set()  # the cancelled ask's tool has ended, not left running
+            return await host.ask("note it", None, report)
+
+        assert anyio.run(ask_then_cancel) == "noted"
+        assert host.team is team
+        # the members' events still reach whoever watches the next ask
+        assert [e.invocation.name for e in seen if isinstance(e, ToolStarted)] == ["note"]
     finally:
         host.stop()

@@ -164,3 +164,37 @@ def test_a_session_left_waiting_by_the_command_line_goes_on_from_the_page(tmp_pa
     finally:
         assert server.stop() == 0
     assert marker.read_text() == "purged\n"
+
+
+def test_with_a_session_stop_ends_the_turn_in_the_store_and_the_next_run_is_fresh(tmp_path):
+    waited = tmp_path / "waited"
+    team = write_team(tmp_path, [
+        {"name": "lead", "tool_format": "json", "tools": ["wait", "echo"],
+         "limits": {"max_llm_calls": 1},
+         "llm": {"provider": "scripted", "responses": [
+             call("wait", seconds=60, marker=str(waited)), "Fresh."]}}])
+    server = WebServer(team, "--session", "w1")
+    try:
+        assert server.post("/api/run", {"message": "wait"})[0] == 202
+        for _, event in server.stream():
+            if event["type"] == "CUSTOM" and event["name"] == "autobyteus.tool_started":
+                break
+        assert server.post("/api/stop")[1] == {"stopped": True}
+        end = server.events(until="RUN_FINISHED")
+        assert end[-1][1]["outcome"] == {"type": "cancelled"}
+        assert waited.read_text() == "cancelled"  # cut, and ended before the stop returned
+        last = end[-1][0]
+        assert server.post("/api/run", {"message": "again"})[0] == 202  # its own budget
+        finished = server.events(last_event_id=last, until="RUN_FINISHED")[-1][1]
+        assert finished.get("result") == "Fresh.", finished
+    finally:
+        assert server.stop() == 0
+    store = open_store(str(tmp_path / "webteam.sessions.db"))
+    try:
+        stopped, fresh = store.turns("w1", "lead")
+        assert (stopped.state, stopped.error) == ("failed", "the client cancelled the ask")
+        assert [c.state.value for c in store.calls("w1", "lead", stopped.turn_id)] == [
+            "interrupted"]
+        assert (fresh.text, fresh.answer) == ("again", "Fresh.")
+    finally:
+        store.close()
