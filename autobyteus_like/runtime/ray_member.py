@@ -99,7 +99,12 @@ class RemoteMember:
                 for message_id, turn_id, text, sender in resumed]
 
     def abandon_unfinished(self, reason: str) -> None:
-        """Nothing to end (as ``resume``)."""
+        """Not with a session on Ray: a member's host goes on with its unfinished turns as it
+        starts (``resume`` collects them), so there is nothing left to end; without a
+        session there is nothing stored to end."""
+        if self.has_session:
+            raise UsageError(f"agent {self.name!r}: on Ray a member's host goes on with its "
+                             "unfinished turns as it starts; call resume() instead")
 
     def new_run(self, conversation: list[Message] | None = None, *,
                 abandon: str = "") -> None:
