@@ -124,15 +124,15 @@ class AgentActor(FastInboxActor):
 
     def on_receive(self, message: object) -> object:
         outbox = self.ctx.outbox
-        if isinstance(message, ConversationQuery):
-            return self.ctx.system_prompt, tuple(self.ctx.messages)
-        if isinstance(message, HandOver):
-            self._handed_over = True
-            return self.ctx
         if isinstance(message, AgentEvent):
             outbox.append(message)
         elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
             outbox.extend(message)
+        elif isinstance(message, ConversationQuery):
+            return self.ctx.system_prompt, tuple(self.ctx.messages)
+        elif isinstance(message, HandOver):
+            self._handed_over = True
+            return self.ctx
         elif isinstance(message, ToolsRefreshed):
             self._services.refreshed = message
             return None

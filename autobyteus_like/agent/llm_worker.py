@@ -55,7 +55,8 @@ class LLMWorker(FastInboxActor):
         if not isinstance(message, StreamRequest):
             return
         number = message.request_no
-        usage, last, finished = None, "", LLMChunk()
+        usage, last = None, ""
+        finished: LLMChunk | None = None
         carried: list[dict[str, object]] = []
         answered_by: tuple[str, str] | None = None
         fallbacks: list[str] = []
@@ -103,8 +104,8 @@ class LLMWorker(FastInboxActor):
             output_tokens=usage.output_tokens if usage else None,
             reasoning_tokens=usage.reasoning_tokens if usage else None,
             cached_input_tokens=usage.cached_input_tokens if usage else None,
-            finish_reason=finished.finish_reason,
-            provider_finish_reason=finished.provider_finish_reason,
+            finish_reason=finished.finish_reason if finished else None,
+            provider_finish_reason=finished.provider_finish_reason if finished else None,
             carried=tuple(carried), answered_by=answered_by, fallbacks=tuple(fallbacks),
             adapted=tuple(adapted),
         )

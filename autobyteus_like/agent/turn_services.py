@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from pydantic import BaseModel
@@ -49,7 +49,8 @@ class TurnServices:
         self.runner = ToolRunner(config.name, post, config.max_parallel_tools,
                                  config.middleware, config.max_result_chars)
         self.worker: pykka.ActorRef[LLMWorker] | None = None
-        self.handoffs: list[Callable[[], None]] = []
+        self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
+        """Work for other threads, as (function, arguments), given to them by ``hand_over``."""
         self.refreshed: ToolsRefreshed | None = None
         self.ctx: AgentContext | None = None
         """The context served (set once it exists)."""
@@ -63,8 +64,7 @@ class TurnServices:
         if self.worker is None:
             self.worker = LLMWorker.start(ctx.name, self._config.llm, self._post, self.cancel,
                                           self._threads)
-        worker = self.worker
-        self.handoffs.append(lambda: worker.tell(StreamRequest(request_no, request)))
+        self.handoffs.append((self.worker.tell, (StreamRequest(request_no, request),)))
 
     def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
                     ) -> LLMRequest:
@@ -81,14 +81,13 @@ class TurnServices:
 
     def run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
                  timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
-        runner = self.runner
-        self.handoffs.append(lambda: runner.submit(invocation, tool, timeout, context, bound))
+        self.handoffs.append((self.runner.submit, (invocation, tool, timeout, context, bound)))
 
     def hand_over(self) -> None:
         """Give the work queued while handling a message to its threads."""
         handoffs, self.handoffs = self.handoffs, []
-        for handoff in handoffs:
-            handoff()
+        for handoff, arguments in handoffs:
+            handoff(*arguments)
 
     def stop_work(self) -> None:
         """Cut the LLM request and the tools, and drop work not yet handed over."""

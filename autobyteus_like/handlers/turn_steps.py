@@ -86,7 +86,8 @@ def request_llm(ctx: AgentContext) -> None:
     turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
     turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
     turn.deferred, turn.failed = [], {}
-    turn.schedule = TurnSchedule(ctx.sequential)
+    if len(turn.schedule):  # the last response's calls (a turn's first is already empty)
+        turn.schedule = TurnSchedule(ctx.sequential)
     ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
     if run_over(ctx) is not None:
         return  # a verdict (a teammate's limit, a hook's own) stops it before it goes

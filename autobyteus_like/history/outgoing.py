@@ -57,6 +57,8 @@ class ShapedLLM(LLM):
         self._cache: dict[int, tuple[Message, HistoryMessage]] = {}
         self._origin: dict[int, tuple[Message, HistoryMessage]] = {}
         self._stripped: dict[int, tuple[Message, Message]] = {}
+        self._last_sent: tuple[tuple[Message, ...], tuple[Message, ...]] = ((), ())
+        """The messages of the last request and what was sent for them."""
 
     def shape(self, request: LLMRequest, cancel: threading.Event,
               overflowed: bool = False) -> LLMRequest:
@@ -78,21 +80,34 @@ class ShapedLLM(LLM):
             response_schema=self.response_schema or request.response_schema)
 
     def _sendable(self, messages: Sequence[Message]) -> tuple[Message, ...]:
-        """``sendable``, each text-only copy made once for a long chat."""
+        """``sendable``, each text-only copy made once for a long chat. A request usually
+        repeats the last one's messages and adds a few: those are taken from the last
+        request's as they were (compared at C speed: the same objects, or equal ones, whose
+        copies are equal too)."""
         if self.native:
             return tuple(messages)
+        messages = tuple(messages)
+        last_in, last_out = self._last_sent
+        kept = len(last_in)
+        try:
+            same = kept > 0 and messages[:kept] == last_in
+        except Exception:  # a value inside that cannot be compared: the long way
+            same = False
+        sent = list(last_out) if same else []
+        kept = kept if same else 0
         stripped = self._stripped
         if len(stripped) > 2 * len(messages) + 64:
             stripped.clear()
-        sent = []
-        for message in messages:
+        for message in messages[kept:]:
             if message.tool_calls or message.tool_results:
                 known = stripped.get(id(message))
                 if known is None or known[0] is not message:
                     known = stripped[id(message)] = (message, sendable((message,), False)[0])
                 message = known[1]
             sent.append(message)
-        return tuple(sent)
+        out = tuple(sent)
+        self._last_sent = (messages, out)
+        return out
 
     # A long chat is shaped before each request: each message is made typed once (the same
     # typed object every time, so processors can remember what they worked out about it) and

@@ -54,7 +54,9 @@ class EntityRepair(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
-        self._openers = _openers(tools)
+        self._registry = tools
+        self._openers: re.Pattern[str] | None = None
+        """Made when the first ``&`` arrives (most replies have none)."""
         self._escaped = False
         self._pending = ""
         self._tail = ""
@@ -67,6 +69,8 @@ class EntityRepair(FormatParser):
         if self._escaped:
             return self._unescaped(data, final=False)
         window = self._tail + data
+        if self._openers is None:
+            self._openers = _openers(self._registry)
         found = self._openers.search(window)
         if found is not None:
             split = max(0, found.start() - len(self._tail))

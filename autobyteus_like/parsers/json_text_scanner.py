@@ -170,7 +170,9 @@ class JsonTextScanner:
     """Streams text in, JSON values and prose out; ``finish`` closes what the text left open."""
 
     def __init__(self) -> None:
-        self._tracker = JsonTracker()
+        self._made: JsonTracker | None = None
+        """Made when the first value opens that json alone cannot read (most responses have
+        none: one call alone is read by json), then reset for each next one."""
         self._in_candidate = False
         self._parts: list[str] = []
 
@@ -191,7 +193,10 @@ class JsonTextScanner:
                 start = match.start()
                 if start > i:
                     out.append(Prose(data[i:start]))
-                self._tracker.reset()
+                if self._made is None:
+                    self._made = JsonTracker()
+                else:
+                    self._made.reset()
                 self._parts = []
                 self._in_candidate = True
                 i = start
@@ -217,6 +222,12 @@ class JsonTextScanner:
                 call_start = self._broken_call_start()
                 out.extend(self._salvage(raw, tracker.spans, reason, False, call_start))
         return out
+
+    @property
+    def _tracker(self) -> JsonTracker:
+        """The tracker of the value open now (there is one once a value opened)."""
+        assert self._made is not None
+        return self._made
 
     @staticmethod
     def may_start_value(data: str) -> bool:

@@ -61,10 +61,21 @@ class OpenModelShapes(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
-        tool_names = tuple(tools.names()) if tools else ()
-        self._known = set(tool_names)
-        self._starts = _starts(tool_names)
+        self._registry = tools
+        self._names: tuple[str, ...] | None = None
+        """The known tools' names, read when the first possible shape is (most replies hold
+        no ``[`` or ``<`` outside the format's own calls)."""
         self._pending = ""
+
+    @property
+    def _known(self) -> set[str]:
+        return set(self._tool_names())
+
+    def _tool_names(self) -> tuple[str, ...]:
+        if self._names is None:
+            tools = self._registry
+            self._names = tuple(tools.names()) if tools else ()
+        return self._names
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         return self._read(self._inner.feed(chunk), final=False)
@@ -95,9 +106,10 @@ class OpenModelShapes(FormatParser):
     def _scan(self, data: str, *, final: bool) -> list[ParseEvent]:
         self._pending = ""
         events: list[ParseEvent] = []
+        starts = _starts(self._tool_names())
         i = 0
         while i < len(data):
-            found = self._starts.search(data, i)
+            found = starts.search(data, i)
             if found is None:
                 keep = 0 if final else _held(data, i)
                 if len(data) - keep > i:

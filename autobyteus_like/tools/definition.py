@@ -204,9 +204,9 @@ class ToolDefinition:
 
     # -- execution ---------------------------------------------------------------------------
 
-    @property
+    @cached_property
     def is_async(self) -> bool:
-        """Whether the callable is a coroutine function."""
+        """Whether the callable is a coroutine function (asked once per call started)."""
         return inspect.iscoroutinefunction(self.function)
 
     def _invoke(self, arguments: Mapping[str, Any], context: Any = None) -> Any:
