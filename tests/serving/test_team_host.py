@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Awaitable, Callable
 
 import anyio
 import pytest
@@ -79,17 +80,7 @@ def test_a_cancelled_ask_stops_its_work_without_rebuilding_the_team():
     try:
         team = host.team
 
-        async def ask_then_cancel() -> str:
-            async with anyio.create_task_group() as group:
-                async def first() -> None:
-                    await host.ask("wait for it", None, _ignore)
-
-                group.start_soon(first)
-                await anyio.to_thread.run_sync(entered.wait, 10)
-                group.cancel_scope.cancel()
-            return await host.ask("something else", None, _ignore)
-
-        assert anyio.run(ask_then_cancel) == "second answer"
+        assert _cancel_one_then_ask(host, entered, None, "something else") == "second answer"
         assert cancelled.wait(10)  # the tool was told at once
         assert host.team is team  # the same team: nothing rebuilt
         # the cancelled ask left no half turn behind: the next request is the new ask alone
@@ -144,8 +135,11 @@ def note(text: str) -> str:
     return text
 
 
-def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, ended: threading.Event,
-                         then: str) -> str:
+def _cancel_one_then_ask(host: TeamHost, entered: threading.Event,
+                         ended: threading.Event | None, then: str,
+                         on_event: Callable[[AgentEvent], Awaitable[None]] = _ignore) -> str:
+    """Ask, cancel that ask once its tool has begun (``entered``), then ask ``then``: its
+    answer. With ``ended``, the cut tool must have ended by the time the cancel returns."""
     async def ask_then_cancel() -> str:
         async with anyio.create_task_group() as group:
             async def first() -> None:
@@ -154,8 +148,9 @@ def _cancel_one_then_ask(host: TeamHost, entered: threading.Event, ended: thread
             group.start_soon(first)
             await anyio.to_thread.run_sync(entered.wait, 10)
             group.cancel_scope.cancel()
-        assert ended.is_set()  # the cut tool has ended: nothing of the ask is left running
-        return await host.ask(then, None, _ignore)
+        if ended is not None:
+            assert ended.is_set()  # the cut tool has ended: nothing of the ask is left running
+        return await host.ask(then, None, on_event)
 
     return anyio.run(ask_then_cancel)
 
@@ -236,18 +231,7 @@ def test_a_cancelled_ask_waits_for_its_tools_and_the_next_ask_is_watched(limits)
     try:
         team = host.team
 
-        async def ask_then_cancel() -> str:
-            async with anyio.create_task_group() as group:
-                async def first() -> None:
-                    await host.ask("wait for it", None, _ignore)
-
-                group.start_soon(first)
-                await anyio.to_thread.run_sync(entered.wait, 10)
-                group.cancel_scope.cancel()
-            assert ended.is_set()  # the cancelled ask's tool has ended, not left running
-            return await host.ask("note it", None, report)
-
-        assert anyio.run(ask_then_cancel) == "noted"
+        assert _cancel_one_then_ask(host, entered, ended, "note it", report) == "noted"
         assert host.team is team
         # the members' events still reach whoever watches the next ask
         assert [e.invocation.name for e in seen if isinstance(e, ToolStarted)] == ["note"]
