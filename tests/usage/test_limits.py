@@ -16,6 +16,7 @@ from autobyteus_like.errors import AutobyteusLikeError, UsageLimitExceededError
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.llm import TokenUsage
 from autobyteus_like.tools.context import ToolContext
+from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.usage import UsageLimitReached, UsageLimits
 from tests.usage.metered_llm import MeteredLLM
 
@@ -26,8 +27,8 @@ def call(name: str, **arguments: object) -> str:
     return json.dumps({"name": name, "arguments": arguments})
 
 
-def test_max_tool_calls_ends_an_agents_run_before_the_call_that_crosses_it():
-    ran: list[str] = []
+def noting(ran: list[str]) -> ToolDefinition:
+    """A ``note`` tool that appends each text it is given to ``ran`` (what really ran)."""
 
     @tool
     def note(text: str) -> str:
@@ -38,6 +39,13 @@ def test_max_tool_calls_ends_an_agents_run_before_the_call_that_crosses_it():
         """
         ran.append(text)
         return "noted"
+
+    return note
+
+
+def test_max_tool_calls_ends_an_agents_run_before_the_call_that_crosses_it():
+    ran: list[str] = []
+    note = noting(ran)
 
     llm = MeteredLLM([call("note", text="1"), call("note", text="2"), "never"], USAGE)
     config = AgentConfig(name="solo", llm=llm, tools=[note], tool_format="json",
@@ -181,16 +189,7 @@ def _results(events: EventSubscription) -> list[ToolResultReceived]:
 def test_max_tool_calls_runs_exactly_up_to_the_limit_when_one_reply_holds_several_calls(
         execution: str) -> None:
     ran: list[str] = []
-
-    @tool
-    def note(text: str) -> str:
-        """Note it.
-
-        Args:
-            text: What.
-        """
-        ran.append(text)
-        return "noted"
+    note = noting(ran)
 
     reply = call("note", text="1") + call("note", text="2") + call("note", text="3")
     llm = MeteredLLM([reply, "never"], USAGE)
@@ -225,16 +224,7 @@ def test_usage_counts_the_llm_requests_made_not_the_one_refused():
 
 def test_calls_refused_before_they_run_do_not_use_up_max_tool_calls():
     ran: list[str] = []
-
-    @tool
-    def note(text: str) -> str:
-        """Note it.
-
-        Args:
-            text: What.
-        """
-        ran.append(text)
-        return "noted"
+    note = noting(ran)
 
     replies = [call("missing") + call("note", colour="red"), call("note", text="ok"), "done"]
     config = AgentConfig(name="solo", llm=MeteredLLM(replies, USAGE), tools=[note],
