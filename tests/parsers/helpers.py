@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from autobyteus_like.formats import parse_tool_calls, streaming_parser
 from autobyteus_like.parsers import ParseResult
 from autobyteus_like.tools import ToolRegistry
@@ -16,6 +18,16 @@ def parse_in_chunks(text: str, fmt: str, sizes: list[int], tools: ToolRegistry |
         size = max(1, sizes[k % len(sizes)])
         events += parser.feed(text[i : i + size])
         i, k = i + size, k + 1
+    return ParseResult.from_events(events + parser.finish())
+
+
+def parse_cut_at(text: str, fmt: str, cuts: list[int], tools: Any = None) -> ParseResult:
+    """Feed ``text`` cut at the given offsets (any order, repeats ignored)."""
+    parser = streaming_parser(fmt, tools)
+    events, start = [], 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        events += parser.feed(text[start:cut])
+        start = cut
     return ParseResult.from_events(events + parser.finish())
 
 

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autobyteus_like.formats import parse_tool_calls, streaming_parser
+from autobyteus_like.formats import parse_tool_calls
 from autobyteus_like.parsers.parse_events import ParseResult
+from tests.parsers.helpers import parse_cut_at
 from tests.sample_tools import write_file
 
 ESCAPED = {
@@ -30,12 +31,7 @@ ESCAPED = {
 
 
 def streamed(text: str, fmt: str, cuts: list[int]) -> ParseResult:
-    parser = streaming_parser(fmt, [write_file])
-    events, start = [], 0
-    for cut in [*sorted(set(cuts)), len(text)]:
-        events += parser.feed(text[start:cut])
-        start = cut
-    return ParseResult.from_events(events + parser.finish())
+    return parse_cut_at(text, fmt, cuts, [write_file])
 
 
 @pytest.mark.parametrize("fmt", ESCAPED)
