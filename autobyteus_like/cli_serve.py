@@ -9,7 +9,7 @@ from typing import Any
 
 from autobyteus_like.cli_sessions import add_session_options, team_store_location
 from autobyteus_like.cli_tools import load_tools
-from autobyteus_like.errors import UsageError
+from autobyteus_like.extras import require_extra
 from autobyteus_like.team import TeamConfig
 
 __all__ = ["add_serve_commands"]
@@ -62,13 +62,11 @@ def _address(text: str) -> tuple[str, int]:
 
 def _serve_mcp(args: argparse.Namespace) -> int:
     """Serve the team as an MCP server until the client leaves or a signal arrives."""
-    try:
-        from autobyteus_like.serving.approval import ApprovalPolicy
-        from autobyteus_like.serving.mcp_server import serve
-        from autobyteus_like.serving.team_host import TeamHost
-    except ImportError as exc:
-        raise UsageError(f"serve-mcp needs the MCP SDK ({exc.name} is missing): "
-                         "pip install 'autobyteus-like[mcp]'") from None
+    require_extra("mcp", "serve-mcp")
+    from autobyteus_like.serving.approval import ApprovalPolicy
+    from autobyteus_like.serving.mcp_server import serve
+    from autobyteus_like.serving.team_host import TeamHost
+
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     approved = ["*"] if args.yes else list(args.approve or [])
@@ -79,12 +77,10 @@ def _serve_mcp(args: argparse.Namespace) -> int:
 
 def _serve_web(args: argparse.Namespace) -> int:
     """Serve the team on a local web page (AG-UI over SSE) until a signal arrives."""
-    try:
-        from autobyteus_like.serving.team_host import TeamHost
-        from autobyteus_like.web import serve_web
-    except ImportError as exc:
-        raise UsageError(f"serve needs the web extra ({exc.name} is missing): "
-                         "pip install 'autobyteus-like[web]'") from None
+    require_extra("web", "serve")
+    from autobyteus_like.serving.team_host import TeamHost
+    from autobyteus_like.web import serve_web
+
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     session = None

@@ -18,6 +18,7 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "gemini": ("google.genai",),
     "otel": ("opentelemetry.sdk",),
     "postgres": ("psycopg",),
+    "web": ("ag_ui", "starlette", "uvicorn"),
 }
 """Extra -> the importable packages it installs (as in pyproject.toml)."""
 
