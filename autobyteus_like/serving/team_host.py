@@ -9,8 +9,9 @@ request) stops that ask's work at once, cutting every member's LLM request and t
 waiting for them to end, in the same team (never rebuilt: its MCP servers, its session's
 lease and its subscribers stay). Without a session the conversations go back to where they
 were before the ask; with one, the store keeps what happened: the cancelled turn ends as
-failed, each of its calls without a result INTERRUPTED, in order. A team on Ray cannot begin
-a run in place: it is started afresh.
+failed, each of its calls without a result INTERRUPTED, in order. A team on Ray is not
+rebuilt either: its hosts (their processes, MCP servers and the session) stay, and each member
+begins its new run in its host.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from autobyteus_like.agent.subscription import AsyncEventSubscription
 from autobyteus_like.errors import AgentTurnError, RunRefusedError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.llm.messages import Message
-from autobyteus_like.runtime.config import RayRuntime
 from autobyteus_like.serving.approval import ApprovalPolicy
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import (
@@ -138,17 +138,12 @@ class TeamHost:
     def _new_run(self, conversations: dict[str, list[Message]] | None = None,
                  abandon: str = "a new ask began") -> None:
         """A new run for the next ask (or after a cancelled one, from ``conversations``)."""
-        team = self.team
-        if not isinstance(team.runtime, RayRuntime):
-            team.new_run(conversations, abandon=abandon)
-            return
-        team.stop()
-        self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+        self.team.new_run(conversations, abandon=abandon)
 
     def _conversations(self) -> dict[str, list[Message]] | None:
         """Where the conversations stand before an ask (a session's store keeps its own)."""
         team = self.team
-        if team.session is not None or isinstance(team.runtime, RayRuntime):
+        if team.session is not None:
             return None
         return team.conversations()
 
