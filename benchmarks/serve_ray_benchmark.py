@@ -17,11 +17,11 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autobyteus_like import AgentTeam  # noqa: E402
-from autobyteus_like.events import AgentEvent  # noqa: E402
-from autobyteus_like.runtime import RayRuntime  # noqa: E402
-from autobyteus_like.serving.team_host import TeamHost  # noqa: E402
-from tests.runtime.helpers import member, team_config  # noqa: E402
+from autobyteus_like import AgentTeam
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.runtime import RayRuntime
+from autobyteus_like.serving.team_host import TeamHost
+from tests.runtime.helpers import member, team_config
 
 
 async def _ignore(event: AgentEvent) -> None:

@@ -151,3 +151,95 @@ def _alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as stat:  # a zombie has ended (its parent reaps it)
         return stat.read().split(") ")[-1][0] != "Z"
+
+
+def _until_lease_expired(store_path: Path, session: str, timeout: float = 30) -> None:
+    """Wait until no live process holds ``session`` (its holder is paused: its lease runs
+    out; nothing signals that, so the store is asked)."""
+    from autobyteus_like.store import open_store
+
+    store = open_store(str(store_path))
+    try:
+        deadline = time.monotonic() + timeout
+        while store.is_held(session) is not None:
+            assert time.monotonic() < deadline, "the paused holder's lease never ran out"
+            time.sleep(0.1)
+    finally:
+        store.close()
+
+
+def _ask_mcp(url: str) -> tuple[bool, str]:
+    import anyio
+    from mcp import Client
+
+    async def client() -> tuple[bool, str]:
+        async with Client(url) as mcp:
+            result = await mcp.call_tool("ask_careless", {"message": "still yours?"})
+            return bool(result.is_error), str(result.content[0].text)
+
+    return anyio.run(client)
+
+
+def _post_run(url: str) -> int:
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+    try:
+        connection.request("POST", "/api/run", json.dumps({"message": "still yours?"}), {
+            "Authorization": f"Bearer {parts.query.removeprefix('token=')}",
+            "Content-Type": "application/json"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_server_whose_session_was_taken_over_stops_with_one_line(tmp_path, command):
+    """Server A is paused (SIGSTOP) until its lease runs out and server B takes the session;
+    A, let go on, is asked again: the ask fails saying why, and A stops by itself (exit 2)
+    with that one line, while B goes on serving."""
+    team = team_file(tmp_path)
+    env = {**os.environ, "AUTOBYTEUS_LIKE_LEASE_S": "1"}
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        process = subprocess.Popen(serving(command, team, "--session", "s1", "--http",
+                                           "127.0.0.1:0"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True, cwd=tmp_path, env=env)
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert " at http://127.0.0.1:" in line, line
+        return process, line.split(" at ")[1].strip()
+
+    first, first_url = start()
+    second = None
+    try:
+        first.send_signal(signal.SIGSTOP)
+        _until_lease_expired(tmp_path / "team.sessions.db", "s1")
+        second, _ = start()  # takes the session over
+        first.send_signal(signal.SIGCONT)
+        if command == "serve-mcp":
+            failed, text = _ask_mcp(first_url)
+            assert failed and "is no longer held by this process" in text, text
+        else:
+            assert _post_run(first_url) == 202  # the run fails: the page gets RUN_ERROR
+        code = first.wait(timeout=60)  # stops by itself
+        rest = first.stderr.read() if first.stderr else ""
+        assert code == 2, rest
+        assert rest.startswith("error: session 's1' is no longer held by this process: "
+                               "another process took it over"), rest
+        assert len(rest.splitlines()) == 1 and "Traceback" not in rest
+        assert second.poll() is None  # the new holder serves on
+    finally:
+        for process in (first, second):
+            if process is None:
+                continue
+            if process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            if process.stderr:
+                process.stderr.close()

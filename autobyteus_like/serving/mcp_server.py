@@ -22,7 +22,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from autobyteus_like.errors import AgentStoppedError, AgentTurnError, RunRefusedError, UsageError
+from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError, UsageError
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.serving.progress import describe
 from autobyteus_like.serving.startup import listening_socket, stop_signals_handled
@@ -55,7 +55,7 @@ def _ask_tool(host: TeamHost, member: str | None) -> Any:
 
         try:
             return await host.ask(message, member, report)
-        except (AgentTurnError, AgentStoppedError, RunRefusedError) as exc:
+        except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
             raise ToolError(str(exc)) from None
 
     return ask
@@ -98,7 +98,8 @@ async def _until_signalled(stop: Callable[[], None], *,
 
 
 async def _serve_http(server: MCPServer, sock: socket.socket, host: str,
-                      group: anyio.abc.TaskGroup, stop_team: Callable[[], None]) -> None:
+                      group: anyio.abc.TaskGroup, stop_team: Callable[[], None],
+                      team: TeamHost) -> None:
     """Serve until a signal, then shut down as uvicorn does on its own (connections closed,
     the app's lifespan ended), quietly: cancelling it instead prints a traceback. The team
     is stopped first, so an ask in flight ends at once (its client is told the team
@@ -122,7 +123,11 @@ async def _serve_http(server: MCPServer, sock: socket.socket, host: str,
         web.force_exit = True  # a client still holding a request: stop without it
 
     # listening before the address is announced: a signal right after it is ours
-    await group.start(_until_signalled, lambda: group.start_soon(shut_down))
+    def stop_serving() -> None:
+        group.start_soon(shut_down)
+
+    await group.start(_until_signalled, stop_serving)
+    team.on_lost = stop_serving  # another process took the session over
     print(f"serving team {server.name!r} over MCP at http://{host}:{bound}/mcp",
           file=sys.stderr, flush=True)
     await web.serve(sockets=[sock])
@@ -149,15 +154,18 @@ def serve(host: TeamHost, *, http: tuple[str, int] | None = None, members: bool 
             async with anyio.create_task_group() as group:
                 if sock is None or http is None:
                     await group.start(_until_signalled, group.cancel_scope.cancel)
+                    host.on_lost = group.cancel_scope.cancel
                     await server.run_stdio_async()
                 else:
-                    await _serve_http(server, sock, http[0], group, stop_team)
+                    await _serve_http(server, sock, http[0], group, stop_team, host)
                 group.cancel_scope.cancel()
 
         try:
             host.start()
             _settle_unfinished(host, resume, abandon)
             anyio.run(run)
+            if host.lost is not None:  # another process serves the session now
+                raise host.lost
         finally:
             signals.stopping()
             if sock is not None:

@@ -23,7 +23,7 @@ import anyio
 import anyio.to_thread
 
 from autobyteus_like.agent.subscription import AsyncEventSubscription
-from autobyteus_like.errors import AgentTurnError, RunRefusedError
+from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.llm.messages import Message
 from autobyteus_like.serving.approval import ApprovalPolicy
@@ -68,6 +68,11 @@ class TeamHost:
         self._lock = anyio.Lock()
         self._asked = False  # the first ask runs in the run the start began
         self._unfinished: str | None = None  # where the session's work stood at start
+        self.lost: SessionLostError | None = None
+        """Set when another process took the session over (this one's lease ran out, say
+        while it was paused): nothing more of this host is stored; it should stop."""
+        self.on_lost: Callable[[], None] | None = None
+        """Called (on the ask's event loop) when the session is found lost: the face stops."""
         self.cancelled = "the client cancelled the ask"
         """The error a cancelled ask's turns end with (in a session's store)."""
         AgentTeam(config, tools=self._tools)  # every problem now, before anyone connects
@@ -154,6 +159,16 @@ class TeamHost:
         leaves each waiting call to whoever watches ``report`` (a person, in the web view).
         ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
         when nothing was)."""
+        try:
+            return await self._ask(message, member, report, settle_approvals)
+        except SessionLostError as exc:  # taken over: every later ask would fail the same
+            self.lost = exc
+            if self.on_lost is not None:
+                self.on_lost()
+            raise
+
+    async def _ask(self, message: str | None, member: str | None, report: Report,
+                   settle_approvals: bool) -> str:
         async with self._lock:
             if message is not None and self._unfinished is not None:
                 raise RunRefusedError(self.refusal())

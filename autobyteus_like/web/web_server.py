@@ -60,6 +60,7 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
                                                        lifespan="off"))
                 async with anyio.create_task_group() as group:
                     team.attach(group)
+                    host.on_lost = group.cancel_scope.cancel  # another process took over
                     group.start_soon(_until_signalled, group.cancel_scope)
                     _announce(f"serving team {host.config.name!r} on the web at "
                               f"{_url(http[0], port, token)}")
@@ -75,6 +76,8 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
 
             host.start()
             anyio.run(run)
+            if host.lost is not None:  # another process serves the session now
+                raise host.lost
         finally:
             signals.stopping()
             sock.close()
