@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
+pytestmark = pytest.mark.slow  # an MCP server that takes seconds to start, on purpose
 
 SDK_SERVER = str(Path(__file__).parent / "mcp" / "servers" / "sdk_server.py")
 TOOLS = f"{Path(__file__).parent / 'serving' / 'team_tools.py'}:TOOLS"

@@ -80,6 +80,7 @@ def test_a_store_that_is_a_folder_is_one_line(tmp_path, command):
                     "file's path (made if missing) or a postgresql:// URL")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_second_server_on_a_served_session_exits_with_one_line(tmp_path, command):
     team = team_file(tmp_path)
@@ -108,6 +109,7 @@ time.sleep(120)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_sigterm_while_the_team_starts_stops_what_started(tmp_path, command):
     """The team's MCP server has started (its process runs) but not answered yet: SIGTERM
@@ -196,6 +198,7 @@ def _post_run(url: str) -> int:
         connection.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_server_whose_session_was_taken_over_stops_with_one_line(tmp_path, command):
     """Server A is paused (SIGSTOP) until its lease runs out and server B takes the session;

@@ -223,6 +223,7 @@ def test_a_signal_right_after_the_address_is_shown_stops_the_server_quietly(tmp_
     assert rest == "", rest
 
 
+@pytest.mark.slow
 def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
     team = team_file(tmp_path, ["First.", "Second."])
     with served_over_http(team, "--session", "s1") as served:
@@ -242,6 +243,7 @@ def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
         store.close()
 
 
+@pytest.mark.slow
 def test_a_session_left_unfinished_is_refused_unless_resumed_or_abandoned(tmp_path):
     team = waiting_team(tmp_path, ["Resumed.", "After that."])
     killed_mid_tool(team, "s1")
@@ -267,6 +269,7 @@ def test_a_session_left_unfinished_is_refused_unless_resumed_or_abandoned(tmp_pa
         store.close()
 
 
+@pytest.mark.slow
 def test_abandon_ends_what_a_session_left_and_the_next_ask_is_served(tmp_path):
     team = waiting_team(tmp_path, ["Answered."])
     killed_mid_tool(team, "s1")

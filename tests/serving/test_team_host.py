@@ -252,6 +252,7 @@ def _left_unfinished(tmp_path: Path, then: list[str]) -> tuple[TeamConfig, Sessi
             Session("s1", tmp_path / "lefteam.sessions.db"))
 
 
+@pytest.mark.slow
 def test_a_session_left_unfinished_is_resumed_before_any_message(tmp_path):
     config, session = _left_unfinished(tmp_path, ["Resumed.", "Next."])
     with session:
@@ -272,6 +273,7 @@ def test_a_session_left_unfinished_is_resumed_before_any_message(tmp_path):
             ("wait for it", "done", "Resumed."), ("hi", "done", "Next.")]
 
 
+@pytest.mark.slow
 def test_a_session_left_unfinished_is_abandoned_with_a_reason(tmp_path):
     config, session = _left_unfinished(tmp_path, ["Fresh."])
     with session:
