@@ -17,14 +17,10 @@ from types import FrameType
 
 from autobyteus_like.errors import UsageError
 
-__all__ = ["StartInterrupted", "StopSignals", "listening_socket", "stop_signals_handled"]
+__all__ = ["StopSignals", "listening_socket", "stop_signals_handled"]
 
 _SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """Ctrl-C's SIGINT is already a ``KeyboardInterrupt`` in Python."""
-
-
-class StartInterrupted(KeyboardInterrupt):
-    """A stop signal arrived before the team was served (the command exits as on Ctrl-C)."""
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -46,7 +42,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 class StopSignals:
-    """SIGTERM or SIGHUP while the team starts raises ``StartInterrupted`` (so whatever was
+    """SIGTERM or SIGHUP while the team starts raises ``KeyboardInterrupt`` (so whatever was
     started is stopped by the caller's ``finally``); once ``stopping`` was called further ones
     are ignored, so the stop is never cut half way."""
 
@@ -55,8 +51,9 @@ class StopSignals:
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if not self._stopping:
-            raise StartInterrupted(f"{signal.Signals(signum).name} while the team started; "
-                                   "stopped what had started")
+            # as Ctrl-C: nothing on the way out catches it, every ``finally`` runs
+            raise KeyboardInterrupt(f"{signal.Signals(signum).name} while the team started; "
+                                    "stopped what had started")
 
     def stopping(self) -> None:
         """From now on the command stops anyway: a signal changes nothing."""
