@@ -131,8 +131,10 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, ConversationQuery):
             return self.ctx.system_prompt, tuple(self.ctx.messages)
         elif isinstance(message, HandOver):
+            from autobyteus_like.handlers.turn_resume import conversation_snapshot
+
             self._handed_over = True
-            return self.ctx
+            return conversation_snapshot(self.ctx)
         elif isinstance(message, ToolsRefreshed):
             self._services.refreshed = message
             return None

@@ -1,7 +1,8 @@
 """Resuming a stored turn: the agent picks up where its process stopped, from one value.
 
 The session gives a ``TurnSnapshot`` (``store/restore.py``). ``restore_context`` gives the
-context its history, call ids and request count when the agent starts; ``resume_turns`` is the
+context its history, call ids and request count when the agent starts (``conversation_snapshot``
+is its inverse: what a run hands the agent's next one); ``resume_turns`` is the
 one way to go on (or, with a reason, to give up) when asked. What the turn becomes is decided
 by one pure function, ``resumed_turn`` (tested alone):
 
@@ -45,7 +46,8 @@ if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["ResumedTurn", "restore_context", "resume_turns", "resumed_turn"]
+__all__ = ["ResumedTurn", "conversation_snapshot", "restore_context", "resume_turns",
+           "resumed_turn"]
 
 
 @dataclass
@@ -109,6 +111,15 @@ def restore_context(ctx: AgentContext, snapshot: TurnSnapshot) -> None:
     ctx.messages = list(snapshot.messages)
     ctx.ids.restore(snapshot.used_ids)
     ctx.requests = snapshot.request_no
+
+
+def conversation_snapshot(ctx: AgentContext) -> TurnSnapshot:
+    """The conversation, ids and request count as they stand, as the value ``restore_context``
+    takes: a run hands it to the agent's next run (no turn in it: a new run begins idle)."""
+    from autobyteus_like.store.restore import TurnSnapshot
+
+    return TurnSnapshot(messages=list(ctx.messages), used_ids=ctx.ids.used(),
+                        request_no=ctx.requests)
 
 
 def resume_turns(ctx: AgentContext, snapshot: TurnSnapshot,
