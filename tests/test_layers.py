@@ -319,3 +319,27 @@ def test_only_the_agent_drives_the_turn_machine():
                       for target, module in ALL_ARROWS["agent"] if target == "handlers")
     assert set(in_agent) - TURN_MACHINE_IN_AGENT <= {"agent/agent.py", "agent/turn_checks.py"}, (
         in_agent)
+
+
+def test_the_team_the_mail_room_and_the_runtimes_ask_their_session_not_its_store():
+    """Above the turn machine a session is one value (``Session``): nothing there reaches
+    through it into the store's tables (``session.store``)."""
+    reaching = sorted(
+        f"{path.relative_to(ROOT).as_posix()}:{node.lineno}"
+        for path, _ in _modules()
+        if path.relative_to(ROOT).parts[0] in ("team", "mail", "runtime")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "store"
+        and ast.unparse(node.value).endswith("session"))
+    assert not reaching, f"reaching through a session into its store: {reaching}"
+
+
+def test_no_two_classes_share_a_name():
+    """One name, one idea: a public class name is used once in the package."""
+    places: dict[str, list[str]] = defaultdict(list)
+    for path, _ in _modules():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                places[node.name].append(path.relative_to(ROOT).as_posix())
+    shared = {name: found for name, found in places.items() if len(found) > 1}
+    assert not shared, f"classes sharing a name: {shared}"

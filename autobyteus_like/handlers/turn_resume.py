@@ -46,12 +46,12 @@ if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["ResumedTurn", "conversation_snapshot", "restore_context", "resume_turns",
+__all__ = ["ResumePlan", "conversation_snapshot", "restore_context", "resume_turns",
            "resumed_turn"]
 
 
 @dataclass
-class ResumedTurn:
+class ResumePlan:
     """What the stored turn becomes: its state (the stored results in their slots), and what
     is left to do: the answer to end with, the next request to make (neither: the calls),
     the results to deliver now, the calls to ask about again."""
@@ -64,7 +64,7 @@ class ResumedTurn:
 
 
 def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolRegistry,
-                 sequential: bool) -> ResumedTurn:
+                 sequential: bool) -> ResumePlan:
     """The turn state ``snapshot.current`` resumes to (a pure function of its arguments)."""
     record = snapshot.current
     assert record is not None
@@ -72,10 +72,10 @@ def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolR
                      mail_id=record.mail_id, iterations=_iterations(snapshot.messages, record),
                      request_no=snapshot.request_no)
     if snapshot.answer is not None:
-        return ResumedTurn(turn, answer=snapshot.answer.strip())
+        return ResumePlan(turn, answer=snapshot.answer.strip())
     if snapshot.calls is None:
-        return ResumedTurn(turn, request_due=True)
-    resumed = ResumedTurn(turn)
+        return ResumePlan(turn, request_due=True)
+    resumed = ResumePlan(turn)
     turn.response_done = True
     for call in snapshot.calls:
         invocation = call.invocation
