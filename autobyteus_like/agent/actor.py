@@ -45,7 +45,7 @@ from autobyteus_like.errors import (
 from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.handlers.handler_registry import HandlerRegistry
 from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over

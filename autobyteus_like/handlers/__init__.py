@@ -16,8 +16,8 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
+from autobyteus_like.handlers.handler_registry import EventHandler, HandlerRegistry
 from autobyteus_like.handlers.llm_response_handler import LLMResponseHandler
-from autobyteus_like.handlers.registry import EventHandler, HandlerRegistry
 from autobyteus_like.handlers.tool_invocation_handler import ToolInvocationHandler
 from autobyteus_like.handlers.tool_result_handler import ToolResultHandler
 from autobyteus_like.handlers.user_message_handler import UserMessageHandler

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import AgentTurnError
-from autobyteus_like.formatters.base import error_text
+from autobyteus_like.formatters.tool_formatter import error_text
 from autobyteus_like.handlers.turn_verdict import TurnVerdict
 from autobyteus_like.tools.invocation import ErrorCode
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autobyteus_like.runtime.config import (
+from autobyteus_like.runtime.runtime_config import (
     LocalRuntime,
     MemberResources,
     RayRuntime,
