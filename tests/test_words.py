@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import autobyteus_like
 
 ROOT = Path(autobyteus_like.__file__).parent
@@ -52,20 +54,30 @@ def test_the_checks_see_what_they_forbid():
     assert _found(r"journal(?!_mode)", texts) == ["a.md:2: 'journal'"]
 
 
-def test_a_denied_or_interrupted_call_is_worded_in_one_place():
-    """``ToolResult.denied`` and ``ToolResult.interrupted`` hold the wording; every other
-    module calls them (the turn machine, resume, the command line's ``deny``)."""
-    wordings = ("denied: ", "was running when", "do not retry this call unchanged")
-    found = {}
+WORDINGS = {
+    "denied: ": "autobyteus_like/tools/invocation.py",
+    "was running when": "autobyteus_like/tools/invocation.py",
+    "do not retry this call unchanged": "autobyteus_like/tools/invocation.py",
+    "stopped before the turn finished": "autobyteus_like/agent/member_replies.py",
+    "is not running; use": "autobyteus_like/agent/member_replies.py",
+}
+"""Wordings written once: a denied or interrupted call (``ToolResult.denied``/``interrupted``),
+a reply failed by a stop and a message to a member not running (one for every runtime)."""
+
+
+@pytest.mark.parametrize("wording", sorted(WORDINGS))
+def test_a_wording_is_written_in_one_place(wording):
+    """Every other module calls the one that holds it (the turn machine, resume, the command
+    line's ``deny``, the local actor and the Ray member)."""
+    found = set()
     for path, text in _texts().items():
         if not path.endswith(".py"):
             continue
         tree = ast.parse(text)
-        docstrings = {id(node.value) for node in ast.walk(tree)  # prose about it, not it
-                      if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
-        hits = [node.lineno for node in ast.walk(tree)
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                and id(node) not in docstrings and any(w in node.value for w in wordings)]
-        if hits:
-            found[path] = hits
-    assert set(found) == {"autobyteus_like/tools/invocation.py"}, found
+        prose = {id(node.value) for node in ast.walk(tree)  # docstrings: about it, not it
+                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+        if any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and id(node) not in prose and wording in node.value
+               for node in ast.walk(tree)):
+            found.add(path)
+    assert found == {WORDINGS[wording]}

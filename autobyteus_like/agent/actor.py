@@ -29,7 +29,7 @@ from autobyteus_like.agent.actor_messages import (
 )
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
-from autobyteus_like.agent.member_replies import stopped_before_the_end
+from autobyteus_like.agent.member_replies import fail_every
 from autobyteus_like.agent.publication import Publication
 from autobyteus_like.agent.session_log import SessionLog, SessionLogHooks
 from autobyteus_like.agent.subscription import EventPublisher
@@ -231,13 +231,10 @@ class AgentActor(FastInboxActor):
 
     def on_stop(self) -> None:
         self._services.stop()
-        stopped = stopped_before_the_end(self.ctx.name)
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
             pending.append(self.ctx.turn.reply)
-        for reply in pending:
-            if reply is not None and not reply.done():
-                reply.set_exception(stopped)
+        fail_every(pending, self.ctx.name)
         self.ctx.set_status(AgentStatus.STOPPED)
         while self.ctx.outbox:
             self._publisher.publish(self.ctx.outbox.popleft())
