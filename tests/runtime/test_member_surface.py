@@ -236,6 +236,7 @@ def test_a_member_calls_a_real_mcp_server_s_tool(runtime):
     assert "5" in sent_back and seen[-1].answer == "the sum is 5"
 
 
+@pytest.mark.slow  # two starts of the team (of its Ray hosts): seconds
 def test_a_turn_cut_by_a_stop_is_resumed_from_the_session_with_its_call_interrupted(
         runtime, tmp_path):
     """The next start finds the turn unfinished; resuming sends the model the call's
