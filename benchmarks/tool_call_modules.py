@@ -13,7 +13,8 @@ function entered in between is counted, on whatever thread. Three such turns are
 figure is the same for each unless something differs between turns, and then all are printed.
 
 The shape is read from the source of the package that was imported: modules, lines, the
-largest modules, and the package cycles (every import counted, lazy and type-only ones too, as
+largest modules, the modules importing the turn's context (``AgentContext``), and the package
+cycles (every import counted, lazy and type-only ones too, as
 tests/test_layers.py reads them), the pairs of packages that import each other, and (with
 ``--arrows``) every import inside a cycle.
 """
@@ -144,10 +145,16 @@ def shape() -> dict[str, Any]:
     """Modules, lines, the largest modules and the package cycles of the imported package."""
     lines: dict[str, int] = {}
     arrows: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    context: list[str] = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module_of(str(path))
         assert module is not None
-        lines[module] = len(path.read_text(encoding="utf-8").splitlines())
+        text = path.read_text(encoding="utf-8")
+        lines[module] = len(text.splitlines())
+        if module != f"{NAME}.handlers.context" and any(  # imported where it is not made
+                isinstance(node, ast.alias) and node.name == "AgentContext"
+                for node in ast.walk(ast.parse(text))):
+            context.append(module)
         own = _package(module)
         if module == NAME:
             continue  # the public API re-exports everything
@@ -163,7 +170,7 @@ def shape() -> dict[str, Any]:
     largest = sorted(lines.items(), key=lambda item: -item[1])[:5]
     return {"modules": len(lines), "lines": sum(lines.values()), "largest": largest,
             "over_400": sum(1 for n in lines.values() if n > 400), "cycles": cycles,
-            "arrows_in_cycles": closing, "mutual": mutual}
+            "arrows_in_cycles": closing, "mutual": mutual, "context": context}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -211,6 +218,10 @@ def main() -> None:
     print("largest: " + ", ".join(f"{module} ({n})" for module, n in found["largest"]))
     print(f"package cycles: {len(found['cycles'])}: "
           + ("; ".join(" / ".join(cycle) for cycle in found["cycles"]) or "none"))
+    context = found["context"]
+    print(f"modules importing AgentContext: {len(context)} in "
+          f"{len({_package(m) for m in context})} packages "
+          f"({', '.join(sorted({_package(m) for m in context}))})")
     print(f"pairs of packages importing each other: {len(found['mutual'])}: "
           + (", ".join(found["mutual"]) or "none"))
     print(f"arrows inside the cycles: {len(found['arrows_in_cycles'])}")
