@@ -31,6 +31,7 @@ from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
 from autobyteus_like.agent.member_replies import stopped_before_the_end
 from autobyteus_like.agent.publication import Publication
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.session_log import SessionLog, SessionLogHooks
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.turn_checks import turn_checks
@@ -110,6 +111,7 @@ class AgentActor(FastInboxActor):
         return event_type in self._taken or self._publisher.has_subscribers
 
     def on_start(self) -> None:
+        wake_quietly()
         self._threads.append(threading.current_thread())
 
     def _post(self, event: AgentEvent | tuple[AgentEvent, ...]) -> None:

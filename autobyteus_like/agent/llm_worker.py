@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from autobyteus_like.agent.fast_inbox import FastInboxActor
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.errors import LLMError
 from autobyteus_like.events import (
     AgentEvent,
@@ -49,6 +50,7 @@ class LLMWorker(FastInboxActor):
         self._threads = threads
 
     def on_start(self) -> None:
+        wake_quietly()
         self._threads.append(threading.current_thread())
 
     def on_receive(self, message: object) -> None:

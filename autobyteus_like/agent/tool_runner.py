@@ -39,6 +39,7 @@ from autobyteus_like.agent.call_results import (
     timeout_result,
 )
 from autobyteus_like.agent.deadlines import Deadlines
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
@@ -230,6 +231,7 @@ class ToolRunner:
     def _run_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Run the tools' loop until the runner stops; a ``SystemExit`` raised by a task a tool
         left behind is logged and the loop goes on."""
+        wake_quietly()
         asyncio.set_event_loop(loop)
         loop.set_task_factory(self._new_task)
         while True:

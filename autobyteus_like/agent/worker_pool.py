@@ -16,6 +16,8 @@ from typing import Any
 
 from loguru import logger
 
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
+
 __all__ = ["WorkerPool"]
 
 
@@ -72,6 +74,7 @@ class WorkerPool:
 
     def _work(self) -> None:
         me = threading.current_thread()
+        wake_quietly()
         while (item := self._jobs.get()) is not None:
             job, args = item
             try:
