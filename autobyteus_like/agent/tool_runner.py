@@ -2,11 +2,12 @@
 
 Sync tools run in a bounded worker pool and post their own result; async tools run on an
 asyncio loop on its own thread, or on the loop their tool is bound to (an MCP session's, see
-``ToolDefinition.call_soon``). Every call's deadline is kept by a thread of its own
-(``Deadlines``), so a timeout fires even when the loop is blocked or every pool thread is stuck;
-starting a call never has to wake another thread. Pool, loop and timer start on first use, so
-an idle agent costs no threads. Results come back to the agent as events, in whatever order
-calls finish, each exactly once: from the tool, or from its timeout.
+``ToolDefinition.call_soon``). Every call's deadline goes into the agent's ``Deadlines``, which
+the agent's own thread fires (it never runs a tool), so a timeout fires even when the loop is
+blocked or every pool thread is stuck; starting or ending a call never has to wake another
+thread. Pool and loop start on first use, so an idle agent costs no threads. Results come back
+to the agent as events, in whatever order calls finish, each exactly once: from the tool, or
+from its timeout.
 
 A call that times out, and every running call when the agent stops, is cancelled: its
 ``ToolContext.cancelled`` is set (tools that run subprocesses kill them then), an async body is
@@ -108,7 +109,7 @@ class _Call:
 
     def begin(self) -> bool:
         """Claim a sync call for the current thread; False if it timed out in the queue (its
-        TIMEOUT result is, or is about to be, delivered by the deadline thread)."""
+        TIMEOUT result is, or is about to be, delivered by its deadline)."""
         with self._lock:
             if self._settled or (self.deadline is not None and time.monotonic() >= self.deadline):
                 return False
@@ -134,8 +135,8 @@ def _cancel_task(call: _Call) -> None:
 class ToolRunner:
     """Executes calls and posts ``ToolResultReceived`` events through ``post``."""
 
-    def __init__(self, agent: str, post: Callable[[AgentEvent], None], max_workers: int,
-                 middleware: Sequence[Middleware] = (),
+    def __init__(self, agent: str, post: Callable[[AgentEvent], None], deadlines: Deadlines,
+                 max_workers: int, middleware: Sequence[Middleware] = (),
                  max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
         self._agent = agent
         self._max_result_chars = max_result_chars
@@ -145,7 +146,7 @@ class ToolRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
-        self._deadlines = Deadlines(agent)
+        self._deadlines = deadlines
         self._tasks: set[asyncio.Task[None]] = set()
         """Strong references: the loop keeps only weak ones to running tasks."""
         self._running: set[_Call] = set()
@@ -198,7 +199,7 @@ class ToolRunner:
             self._post(ToolResultReceived(agent=self._agent, result=result))
 
     def _overdue(self, call: _Call) -> None:
-        """The call's deadline passed (on the deadline thread): TIMEOUT, and cancel it."""
+        """The call's deadline passed (fired by the agent's thread): TIMEOUT, and cancel it."""
         if not call.settle():
             return
         call.context.cancelled.set()

@@ -29,6 +29,7 @@ from autobyteus_like.tools.invocation import ToolInvocation
 if TYPE_CHECKING:
     from autobyteus_like.agent.actor_messages import ToolsRefreshed
     from autobyteus_like.agent.config import AgentConfig
+    from autobyteus_like.agent.deadlines import Deadlines
     from autobyteus_like.agent.publication import Publication
     from autobyteus_like.events import AgentEvent
     from autobyteus_like.handlers.context import AgentContext
@@ -40,13 +41,14 @@ class TurnServices:
     """One agent's LLM worker (started on first use), tool runner and hand-offs."""
 
     def __init__(self, config: AgentConfig, post: Callable[[AgentEvent], None],
-                 threads: list[threading.Thread], publication: Publication) -> None:
+                 threads: list[threading.Thread], publication: Publication,
+                 deadlines: Deadlines) -> None:
         self._config = config
         self._post = post
         self._threads = threads
         self._publication = publication
         self.cancel = Cancellation()
-        self.runner = ToolRunner(config.name, post, config.max_parallel_tools,
+        self.runner = ToolRunner(config.name, post, deadlines, config.max_parallel_tools,
                                  config.middleware, config.max_result_chars)
         self.worker: pykka.ActorRef[LLMWorker] | None = None
         self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
