@@ -7,7 +7,8 @@ from an inbox, and lets an actor type choose its inbox, so our actors use it.
 
 ``DeadlineInbox`` is that mailbox with a clock: while its owner has deadlines (tool timeouts),
 waiting for the next message stops at the earliest one and hands the actor ``DEADLINES_DUE``
-instead, so the actor fires them itself and no thread sleeps just to keep time.
+instead (and a deadline already due goes before any waiting message, so a busy mailbox cannot
+starve it), so the actor fires them itself and no thread sleeps just to keep time.
 
 Our actors' threads are daemon threads: stopping an agent joins them, and one that could not be
 stopped (a provider stream that cannot be cut) never keeps the interpreter from exiting.
@@ -75,6 +76,8 @@ class DeadlineInbox(queue.SimpleQueue[Any]):
         wait = deadlines.wait_s()
         if wait is None:
             return super().get()
+        if wait <= 0:  # due already: before the next message, however many are waiting
+            return _DUE
         try:
             return super().get(True, wait)
         except queue.Empty:
