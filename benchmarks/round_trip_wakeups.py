@@ -9,7 +9,10 @@ result -> the final answer) and of the floor (three bare pykka actors, the 4 ask
 needs). A voluntary switch is a thread going to sleep: on its mailbox, on a future, or waiting
 for the interpreter lock another thread holds; each one is a thread hand-off the turn pays for.
 Unlike wall time these counts hardly depend on the machine's load, so they can be compared
-between two versions of the code on a busy machine.
+between two versions of the code on a busy machine. Each thread's time on a CPU per turn
+(``/proc/self/task/<tid>/schedstat``) is printed beside it, the kernel's side of its switches
+included; on a virtual machine it also counts time the host took away, so like wall time it is
+worth reading only on a quiet machine.
 """
 
 from __future__ import annotations
@@ -26,27 +29,36 @@ import pykka
 
 from benchmarks.runtime_benchmark import CALL, _Echo
 
+Sample = dict[str, tuple[int, int]]
+"""Per thread name: voluntary context switches so far, and nanoseconds on a CPU so far."""
 
-def switches() -> dict[str, int]:
-    """Voluntary context switches so far of every live Python thread, by thread name."""
-    counts: dict[str, int] = {}
+
+def switches() -> Sample:
+    """Voluntary context switches and CPU time so far of every live Python thread."""
+    counts: Sample = {}
     for thread in threading.enumerate():
+        task = f"/proc/self/task/{thread.native_id}"
         try:
-            with open(f"/proc/self/task/{thread.native_id}/status") as status:
-                for line in status:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        counts[thread.name] = int(line.split()[1])
-        except OSError:  # the thread ended meanwhile
+            with open(f"{task}/status") as status:
+                voluntary = next(int(line.split()[1]) for line in status
+                                 if line.startswith("voluntary_ctxt_switches:"))
+            with open(f"{task}/schedstat") as schedstat:
+                on_cpu = int(schedstat.read().split()[0])
+        except (OSError, StopIteration):  # the thread ended meanwhile
             continue
+        counts[thread.name] = (voluntary, on_cpu)
     return counts
 
 
-def per_turn(before: dict[str, int], after: dict[str, int], turns: int) -> dict[str, float]:
-    """Switches per turn of each thread alive at the end (a thread started meanwhile from 0)."""
-    return {name: (count - before.get(name, 0)) / turns for name, count in after.items()}
+def per_turn(before: Sample, after: Sample, turns: int) -> dict[str, tuple[float, float]]:
+    """Switches and CPU microseconds per turn of each thread alive at the end (a thread
+    started meanwhile counts from 0)."""
+    return {name: ((count - before.get(name, (0, 0))[0]) / turns,
+                   (cpu - before.get(name, (0, 0))[1]) / turns / 1e3)
+            for name, (count, cpu) in after.items()}
 
 
-def agent_wakeups(turns: int) -> tuple[dict[str, float], int]:
+def agent_wakeups(turns: int) -> tuple[dict[str, tuple[float, float]], int]:
     """Per-turn switches of each thread of one agent doing ``turns`` round trips, and how many
     threads the agent has after them."""
     from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
@@ -69,7 +81,7 @@ def agent_wakeups(turns: int) -> tuple[dict[str, float], int]:
     return per_turn(before, after, turns), threads
 
 
-def floor_wakeups(turns: int) -> dict[str, float]:
+def floor_wakeups(turns: int) -> dict[str, tuple[float, float]]:
     """Per-turn switches of the bare pipeline: 3 echo actors, 4 asks a turn."""
     refs = [_Echo.start() for _ in range(3)]
     agent, llm, tool = refs
@@ -92,11 +104,14 @@ def floor_wakeups(turns: int) -> dict[str, float]:
             if name == "MainThread" or any(name.startswith(f"{n}") for n in names)}
 
 
-def show(title: str, counts: dict[str, float], extra: Callable[[], str] = lambda: "") -> None:
-    print(f"{title}: {sum(counts.values()):.1f} wake-ups per turn {extra()}")
-    for name, count in sorted(counts.items(), key=lambda item: -item[1]):
+def show(title: str, counts: dict[str, tuple[float, float]],
+         extra: Callable[[], str] = lambda: "") -> None:
+    wakeups = sum(count for count, _ in counts.values())
+    cpu = sum(us for _, us in counts.values())
+    print(f"{title}: {wakeups:.1f} wake-ups, {cpu:.0f} us on a CPU per turn {extra()}")
+    for name, (count, us) in sorted(counts.items(), key=lambda item: -item[1][0]):
         if count >= 0.05:
-            print(f"    {name:<28} {count:5.2f}")
+            print(f"    {name:<28} {count:5.2f} wake-ups {us:7.1f} us")
 
 
 def main() -> None:
