@@ -50,10 +50,13 @@ from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResu
 from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
 from autobyteus_like.tools.result_values import DEFAULT_MAX_RESULT_CHARS
 
-__all__ = ["STOP_GRACE_S", "ToolRunner"]
+__all__ = ["STOP_GRACE_S", "TOOL_THREAD_IDLE_S", "ToolRunner"]
 
 STOP_GRACE_S = 5.0
 """The longest a stop waits for a cancelled sync body that has not reached its deadline."""
+
+TOOL_THREAD_IDLE_S = 30.0
+"""A tool thread that ran no call for this long ends (the next call starts one)."""
 
 
 async def _awaited(value: Any) -> Any:
@@ -217,7 +220,8 @@ class ToolRunner:
     def _ensure_pool(self) -> WorkerPool:
         with self._lock:
             if self._pool is None:
-                self._pool = WorkerPool(f"{self._agent}-tool", self._max_workers)
+                self._pool = WorkerPool(f"{self._agent}-tool", self._max_workers,
+                                        TOOL_THREAD_IDLE_S)
             return self._pool
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
