@@ -28,10 +28,13 @@ class WorkerPool:
     """Runs ``job(*args)`` on the first free thread. A job that raises (even ``SystemExit``) is
     logged and costs nothing but itself: the thread goes on with the next job."""
 
-    def __init__(self, name: str, max_workers: int, idle_s: float | None = None) -> None:
+    def __init__(self, name: str, max_workers: int, idle_s: float | None = None,
+                 started: Callable[[threading.Thread], None] | None = None) -> None:
         self._name = name
         self._max = max_workers
         self._idle_s = idle_s
+        self._on_started = started
+        """Told of each thread as it starts (an agent keeps the threads it joins on stop)."""
         self._jobs: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = (
             queue.SimpleQueue()
         )
@@ -75,6 +78,8 @@ class WorkerPool:
         self._started += 1
         self._threads.add(thread)
         thread.start()
+        if self._on_started is not None:
+            self._on_started(thread)
 
     def _work(self) -> None:
         me = threading.current_thread()
