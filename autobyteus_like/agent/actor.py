@@ -3,7 +3,7 @@
 Every event is handed to the handler registered for its type (the turn machine, which calls
 the hooks at each step: a session writer stores it then), then published to subscribers;
 events that handlers emit are processed in FIFO order before the next message. Blocking work
-(LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner
+(LLM streaming, tool bodies) runs on the LLM worker and the tool runner
 (``turn_services``), which answer with events, so this actor is always free for approvals,
 messages and stop. A mailbox message may carry several events (the LLM's last piece of text
 and the end of its response), handled in order as if they had come one by one.
