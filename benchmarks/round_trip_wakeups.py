@@ -58,9 +58,11 @@ def per_turn(before: Sample, after: Sample, turns: int) -> dict[str, tuple[float
             for name, (count, cpu) in after.items()}
 
 
-def agent_wakeups(turns: int) -> tuple[dict[str, tuple[float, float]], int]:
-    """Per-turn switches of each thread of one agent doing ``turns`` round trips, and how many
-    threads the agent has after them."""
+def agent_wakeups(turns: int, chunk_size: int | None = None
+                  ) -> tuple[dict[str, tuple[float, float]], int]:
+    """Per-turn switches of each thread of one agent doing ``turns`` round trips (its replies
+    streamed in pieces of ``chunk_size`` characters if given), and how many threads the agent
+    has after them."""
     from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 
     @tool
@@ -68,7 +70,7 @@ def agent_wakeups(turns: int) -> tuple[dict[str, tuple[float, float]], int]:
         """Do nothing."""
         return "ok"
 
-    llm = ScriptedLLM([CALL, "done"] * (turns + 10))
+    llm = ScriptedLLM([CALL, "done"] * (turns + 10), chunk_size=chunk_size)
     others = set(threading.enumerate())
     with Agent(AgentConfig(name="bench", llm=llm, tools=[noop], tool_format="json")) as agent:
         for _ in range(5):  # warm up: every thread the turn uses is started
@@ -117,9 +119,12 @@ def show(title: str, counts: dict[str, tuple[float, float]],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=200)
-    turns = parser.parse_args().turns
+    parser.add_argument("--chunk-size", type=int, default=None,
+                        help="stream the replies in pieces of this many characters")
+    arguments = parser.parse_args()
+    turns = arguments.turns
     show("bare pykka pipeline (3 actors, 4 asks)", floor_wakeups(turns))
-    counts, threads = agent_wakeups(turns)
+    counts, threads = agent_wakeups(turns, arguments.chunk_size)
     show("agent tool round trip", counts, lambda: f"({threads} threads after its turns)")
 
 
