@@ -58,9 +58,20 @@ class _Echo(pykka.ThreadingActor):
         return message
 
 
-def floor_round_trips() -> list[float]:
-    """Seconds per turn for 3 bare pykka actors doing 4 asks per turn."""
-    agent, llm, tool = _Echo.start(), _Echo.start(), _Echo.start()
+class _QuietEcho(_Echo):
+    """An echo actor whose thread runs the agent's own thread policy (``SCHED_BATCH``)."""
+
+    def on_start(self) -> None:
+        from autobyteus_like.agent.quiet_wakeup import wake_quietly
+
+        wake_quietly()
+
+
+def floor_round_trips(quiet: bool = False) -> list[float]:
+    """Seconds per turn for 3 bare pykka actors doing 4 asks per turn; with ``quiet`` the
+    actors' threads take the policy an agent's threads take, to show what that alone buys."""
+    kind = _QuietEcho if quiet else _Echo
+    agent, llm, tool = kind.start(), kind.start(), kind.start()
     times: list[float] = []
     try:
         for index in range(TURNS + 5):
