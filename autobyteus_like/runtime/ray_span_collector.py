@@ -1,0 +1,92 @@
+"""SpanCollector: a Ray host's tracer provider and the span processor that keeps its members'
+finished spans until the driver's next poll takes them (imported by a host only when the
+team traces: it needs the OpenTelemetry SDK there, as the driver does).
+
+A member on a host traces as a local one does (the same ``AgentSpans`` hooks, names and
+attributes), into a provider of the host's own; nothing is exported from the host. A span
+that ends is kept as plain values (``ShippedSpan``); the first one kept puts a wake-up in
+the host's stream, and the poll that answers carries every span kept by then as one record,
+first in its reply (so the driver exports a turn's spans before it settles the turn).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+
+from autobyteus_like.events import AgentEvent
+from autobyteus_like.runtime.ray_spans import WAKE, ShippedSpan, SpansFinished, SpanShipping
+from autobyteus_like.tracing.settings import Tracing
+
+__all__ = ["SpanCollector", "shipped"]
+
+
+class SpanCollector(SpanProcessor):
+    """Keeps finished spans for the host's next poll (``drain``); ``report`` puts a record in
+    the host's stream (from any thread)."""
+
+    def __init__(self, host: str, shipping: SpanShipping,
+                 report: Callable[[AgentEvent], None]) -> None:
+        self._host = host
+        self._report = report
+        self._lock = threading.Lock()
+        self._kept: list[ShippedSpan] = []
+        self.shipped = 0
+        """Spans handed to polls so far; ``replies``: the poll replies that carried them."""
+        self.replies = 0
+        provider = TracerProvider(sampler=shipping.sampler, resource=Resource.get_empty(),
+                                  shutdown_on_exit=False)
+        provider.add_span_processor(self)
+        self.tracing = Tracing(provider=provider, capture_content=shipping.content)
+        """What every member of the host traces with (one span directory for them all)."""
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        return None
+
+    def on_end(self, span: ReadableSpan) -> None:
+        kept = shipped(span)
+        with self._lock:
+            self._kept.append(kept)
+            first = len(self._kept) == 1
+        if first:
+            self._report(WAKE)
+
+    def drain(self, batch: list[AgentEvent]) -> list[AgentEvent]:
+        """A poll's reply: ``batch`` without wake-ups, after one record of every span kept."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+        rest = [item for item in batch if item is not WAKE]
+        if not kept:
+            return rest
+        self.shipped += len(kept)
+        self.replies += 1
+        return [SpansFinished(agent=self._host, spans=tuple(kept)), *rest]
+
+    def shutdown(self) -> None:
+        return None
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def shipped(span: ReadableSpan) -> ShippedSpan:
+    """A finished span as plain values."""
+    context = span.context
+    assert context is not None  # an SDK span always has one
+    parent = span.parent
+    return ShippedSpan(
+        name=span.name, trace_id=context.trace_id, span_id=context.span_id,
+        trace_flags=int(context.trace_flags), trace_state=tuple(context.trace_state.items()),
+        parent_id=None if parent is None else parent.span_id,
+        parent_remote=parent is not None and parent.is_remote,
+        kind=span.kind.value, start=span.start_time or 0, end=span.end_time or 0,
+        attributes=dict(span.attributes or {}),
+        events=tuple((event.name, event.timestamp, dict(event.attributes or {}))
+                     for event in span.events),
+        links=tuple((link.context.trace_id, link.context.span_id, int(link.context.trace_flags),
+                     dict(link.attributes or {})) for link in span.links),
+        status=span.status.status_code.value, description=span.status.description)
