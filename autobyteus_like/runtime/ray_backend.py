@@ -149,6 +149,7 @@ class RayBackend:
                     f"{self._team_id}/host-{index}")
             link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s,
                             needs_own=not plan.packed)
+            link.spans_back = None if self._spans is None else self._spans.export
             self.hosts.append(link)
             for member in plan.members:
                 self._members[member].placed(link)

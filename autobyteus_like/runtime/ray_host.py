@@ -232,9 +232,14 @@ class MemberHost:
         """The member's usage, counted here in its process."""
         return self._agents[member].usage
 
-    async def stop_member(self, member: str) -> None:
-        """Stop one member's agent (its threads); the others go on."""
+    async def stop_member(self, member: str) -> Any:
+        """Stop one member's agent (its threads); the others go on. With tracing, answers
+        the spans finished meanwhile (those its stop ended, marked cut short, among them),
+        which the host may not live to send in a poll."""
+        if self._spans is not None:
+            self._spans.hold()
         await asyncio.get_running_loop().run_in_executor(None, self._agents[member].stop)
+        return None if self._spans is None else self._spans.release()
 
     async def shutdown(self) -> None:
         """Stop every agent (their threads) before Ray ends the process."""

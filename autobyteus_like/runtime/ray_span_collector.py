@@ -35,6 +35,7 @@ class SpanCollector(SpanProcessor):
         self._report = report
         self._lock = threading.Lock()
         self._kept: list[ShippedSpan] = []
+        self._held = 0  # members stopping: their last spans go with the stop's answer
         self.shipped = 0
         """Spans handed to polls so far; ``replies``: the poll replies that carried them."""
         self.replies = 0
@@ -57,14 +58,35 @@ class SpanCollector(SpanProcessor):
 
     def drain(self, batch: list[AgentEvent]) -> list[AgentEvent]:
         """A poll's reply: ``batch`` without wake-ups, after one record of every span kept."""
-        with self._lock:
-            kept, self._kept = self._kept, []
+        kept = [] if self._held else self.take()
         rest = [item for item in batch if item is not WAKE]
         if not kept:
             return rest
         self.shipped += len(kept)
         self.replies += 1
         return [SpansFinished(agent=self._host, spans=tuple(kept)), *rest]
+
+    def take(self) -> list[ShippedSpan]:
+        """Every span kept, now (and no more kept)."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+        return kept
+
+    def hold(self) -> None:
+        """A member is stopping: polls leave the spans kept, its stop takes them."""
+        with self._lock:
+            self._held += 1
+
+    def release(self) -> SpansFinished | None:
+        """The member stopped: the spans kept meanwhile (those its stop ended among them)."""
+        with self._lock:
+            self._held -= 1
+        kept = self.take()
+        if not kept:
+            return None
+        self.shipped += len(kept)
+        self.replies += 1
+        return SpansFinished(agent=self._host, spans=tuple(kept))
 
     def shutdown(self) -> None:
         return None

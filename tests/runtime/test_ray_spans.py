@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from autobyteus_like import AgentTeam, TeamConfig
-from autobyteus_like.events import ToolStarted
+from autobyteus_like.events import ApprovalRequested, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from autobyteus_like.tracing import Tracing
 from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime
@@ -165,3 +165,26 @@ def test_a_killed_host_keeps_the_spans_it_had_sent_and_nothing_hangs(ray_cluster
     assert chat.context.trace_id == mine.get_span_context().trace_id
     names = {s.name for s in exporter.get_finished_spans()}
     assert "invoke_agent worker" not in names and "execute_tool block" not in names
+
+
+@pytest.mark.parametrize("kind", RAY_KINDS)
+def test_a_member_stopped_mid_turn_sends_the_spans_its_stop_ended(ray_cluster, provider,
+                                                                   exporter, kind):
+    """As locally (test_spans.py): a stop ends the open spans, marked as cut short; on Ray
+    they come back with the stop's answer (the host ends right after, before any poll)."""
+    waiting = member("waiting", [call("lookup", query="x", api_key="k")], tools=["lookup"],
+                     auto_execute_tools=False)
+    config = TeamConfig(name="t", coordinator="waiting", members=[waiting, member("idle", [])])
+    with AgentTeam(config, tools=[lookup], tracing=Tracing(provider=provider),
+                   runtime=ray_runtime(kind)) as team:
+        events = team.events()
+        team.send("go")
+        while not isinstance(events.get(timeout=60), ApprovalRequested):
+            pass
+        events.close()
+    spans = exporter.get_finished_spans()
+    assert tree(spans) == [("invoke_agent waiting", [("chat scripted", []),
+                                                     ("execute_tool lookup", [])])]
+    statuses = {span.name: span.status for span in spans}
+    assert statuses["execute_tool lookup"].status_code is StatusCode.ERROR
+    assert statuses["invoke_agent waiting"].description == "the agent stopped"
