@@ -98,6 +98,9 @@ class RayBackend:
 
     def start(self) -> None:
         """Join Ray (unless this process already has), then create every member's actor."""
+        self._spans = _span_export(self._tracing, self._mail.name)  # None: it traces not
+        for member in self._members.values():
+            member.traced = self._spans is not None
         if not ray.is_initialized():
             address = None if self.runtime.address == "local" else self.runtime.address
             options = {"log_to_driver": False, **self.runtime.init}
@@ -124,9 +127,6 @@ class RayBackend:
         if budget is not None:
             for _, tools, _ in self._hosted.values():
                 tools.append(budget)
-        self._spans = _span_export(self._tracing, self._mail.name)  # None: it traces not
-        for member in self._members.values():
-            member.traced = self._spans is not None
         self._create_hosts()
         self._await_hosts()
         self._pump = threading.Thread(target=self._run_pump, name=f"{self._team_id}-pump",

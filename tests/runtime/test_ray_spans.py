@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import ray
+from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -20,6 +21,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from autobyteus_like import AgentTeam, TeamConfig
+from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import ApprovalRequested, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from autobyteus_like.tracing import Tracing
@@ -188,3 +190,15 @@ def test_a_member_stopped_mid_turn_sends_the_spans_its_stop_ended(ray_cluster, p
     statuses = {span.name: span.status for span in spans}
     assert statuses["execute_tool lookup"].status_code is StatusCode.ERROR
     assert statuses["invoke_agent waiting"].description == "the agent stopped"
+
+
+def test_a_driver_provider_that_is_not_the_sdk_s_is_a_config_error_before_any_host(
+        ray_cluster):
+    from ray.util.state import list_actors
+
+    config = TeamConfig(name="crew", coordinator="m0", members=ring(2))
+    team = AgentTeam(config, tracing=Tracing(provider=trace.NoOpTracerProvider()),
+                     runtime=RayRuntime(backend="ray"))
+    with pytest.raises(ConfigError, match=r"team 'crew'.*OpenTelemetry SDK's TracerProvider"):
+        team.__enter__()
+    assert not [a for a in list_actors() if a.name.startswith("crew-") and a.state == "ALIVE"]
