@@ -28,6 +28,7 @@ from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.errors import MemberStartFailed, UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
+from autobyteus_like.extras import require_extra
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
@@ -265,6 +266,7 @@ def _collector(host: str, shipping: SpanShipping | None,
     """The host's span collector when the team traces (the SDK imported only then)."""
     if shipping is None:
         return None
+    require_extra("otel", f"tracing on the Ray host {host!r}")  # one line, not a traceback
     from autobyteus_like.runtime.ray_span_collector import SpanCollector
 
     return SpanCollector(host, shipping, report)

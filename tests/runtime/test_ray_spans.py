@@ -202,3 +202,18 @@ def test_a_driver_provider_that_is_not_the_sdk_s_is_a_config_error_before_any_ho
     with pytest.raises(ConfigError, match=r"team 'crew'.*OpenTelemetry SDK's TracerProvider"):
         team.__enter__()
     assert not [a for a in list_actors() if a.name.startswith("crew-") and a.state == "ALIVE"]
+
+
+def test_a_host_without_the_sdk_says_which_extra_tracing_needs(monkeypatch):
+    """A host whose node lacks the SDK fails its start with one line (the driver names the
+    member it was starting, as for any host that cannot start: ray_link.py)."""
+    import sys
+
+    from autobyteus_like.errors import MissingExtraError
+    from autobyteus_like.runtime.ray_host import _collector
+    from autobyteus_like.runtime.ray_spans import SpanShipping
+
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)
+    with pytest.raises(MissingExtraError, match=r"autobyteus-like\[otel\]"):
+        _collector("host-0", SpanShipping(content=False), lambda _: None)
+    assert _collector("host-0", None, lambda _: None) is None  # not tracing: nothing needed
