@@ -2,7 +2,7 @@
 hops) with and without tracing, in the same run on a local Ray cluster.
 
     pip install 'autobyteus-like[ray,otel]'
-    python -m benchmarks.ray_spans_benchmark                  # packed x3 rounds, alone x1
+    python -m benchmarks.ray_spans_benchmark                  # packed x5 rounds, alone x1
     python -m benchmarks.ray_spans_benchmark --rounds 5 --alone-rounds 0
 
 Each hop is a whole member turn on a scripted LLM (four spans: the turn, two LLM requests,
@@ -10,8 +10,9 @@ the ``send_message_to`` call). "Tracing" is the driver's own ``TracerProvider`` 
 ``BatchSpanProcessor`` to an exporter that counts what it is given (a collector's cost is not
 ours): the hosts trace their members, keep the finished spans and send them in the poll
 replies the driver already takes, and the driver rebuilds and exports them. Rounds alternate
-off and on, each a freshly started team (tracing is decided at start); the ring's time runs
-from ``team.run`` to its answer, and every span is exported before the team stops.
+off and on, each a freshly started team (tracing is decided at start), after one untimed
+round of each (Ray's first workers start slowly); the ring's time runs from ``team.run`` to
+its answer, and every span is exported before the team stops.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def compare(name: str, size: int, laps: int, members_per_worker: int | str,
     off: list[float] = []
     on: list[float] = []
     spans = records = 0
+    ring_ms(size, laps, members_per_worker, traced=False)  # warm-up, not counted
+    ring_ms(size, laps, members_per_worker, traced=True)
     for _ in range(rounds):
         off.append(ring_ms(size, laps, members_per_worker, traced=False)[0])
         ms, spans, records = ring_ms(size, laps, members_per_worker, traced=True)
@@ -82,7 +85,9 @@ def compare(name: str, size: int, laps: int, members_per_worker: int | str,
     print(f"  tracing off  {statistics.median(off):6.2f}  "
           + " ".join(f"{ms:.2f}" for ms in off))
     print(f"  tracing on   {statistics.median(on):6.2f}  " + " ".join(f"{ms:.2f}" for ms in on))
-    print(f"  on / off     {statistics.median(on) / statistics.median(off):.2f}x; "
+    ratios = sorted(b / a for a, b in zip(off, on, strict=True))
+    print(f"  on / off     {statistics.median(on) / statistics.median(off):.2f}x of the medians, "
+          f"{statistics.median(ratios):.2f}x the median round; "
           f"{spans} spans ({spans / hops:.1f} a hop) in {records} poll replies "
           f"({spans / max(records, 1):.1f} spans a reply)")
 
@@ -91,7 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=50)
     parser.add_argument("--laps", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=3, help="packed (auto), off and on")
+    parser.add_argument("--rounds", type=int, default=5, help="packed (auto), off and on")
     parser.add_argument("--alone-rounds", type=int, default=1, help="one member per actor")
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")

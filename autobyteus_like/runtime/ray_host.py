@@ -109,6 +109,8 @@ class MemberHost:
         ``__init__`` on another thread), before any message can reach an agent."""
         if self._stream is None:
             self._stream = AsyncEventSubscription(asyncio.get_running_loop())
+            if self._spans is not None:  # its spans may wait for a reply sent anyway
+                self._spans.use_loop(asyncio.get_running_loop())
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._stream_all(self._stream)

@@ -4,13 +4,17 @@ team traces: it needs the OpenTelemetry SDK there, as the driver does).
 
 A member on a host traces as a local one does (the same ``AgentSpans`` hooks, names and
 attributes), into a provider of the host's own; nothing is exported from the host. A span
-that ends is kept as plain values (``ShippedSpan``); the first one kept puts a wake-up in
-the host's stream, and the poll that answers carries every span kept by then as one record,
-first in its reply (so the driver exports a turn's spans before it settles the turn).
+that ends is kept as plain values (``ShippedSpan``); the next poll reply carries every span
+kept by then as one record, first in the reply (so the driver exports a turn's spans before
+it settles the turn). Spans ride the replies the host sends anyway (a delivery, a turn's
+end, events): only when none is sent within ``LINGER_S`` of the first span kept does a
+wake-up in the host's stream make one, as a batch span processor's delay does.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -22,7 +26,10 @@ from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime.ray_spans import WAKE, ShippedSpan, SpansFinished, SpanShipping
 from autobyteus_like.tracing.settings import Tracing
 
-__all__ = ["SpanCollector", "shipped"]
+__all__ = ["LINGER_S", "SpanCollector", "shipped"]
+
+LINGER_S = 0.25
+"""How long finished spans wait for a poll reply the host sends anyway."""
 
 
 class SpanCollector(SpanProcessor):
@@ -36,6 +43,8 @@ class SpanCollector(SpanProcessor):
         self._lock = threading.Lock()
         self._kept: list[ShippedSpan] = []
         self._held = 0  # members stopping: their last spans go with the stop's answer
+        self._takes = 0  # how often the kept spans were taken (a wake-up due is not then)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.shipped = 0
         """Spans handed to polls so far; ``replies``: the poll replies that carried them."""
         self.replies = 0
@@ -48,12 +57,30 @@ class SpanCollector(SpanProcessor):
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         return None
 
+    def use_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The host's loop runs: from now on a wake-up waits ``LINGER_S`` (before, at once)."""
+        self._loop = loop
+
     def on_end(self, span: ReadableSpan) -> None:
         kept = shipped(span)
         with self._lock:
             self._kept.append(kept)
             first = len(self._kept) == 1
-        if first:
+            takes = self._takes
+        if not first:
+            return
+        loop = self._loop
+        if loop is None:
+            self._report(WAKE)
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed: the host is ending
+            loop.call_soon_threadsafe(loop.call_later, LINGER_S, self._wake, takes)
+
+    def _wake(self, takes: int) -> None:
+        """A poll reply, unless one took the spans since (``takes``) or none are kept."""
+        with self._lock:
+            due = bool(self._kept) and self._takes == takes
+        if due:
             self._report(WAKE)
 
     def drain(self, batch: list[AgentEvent]) -> list[AgentEvent]:
@@ -70,6 +97,7 @@ class SpanCollector(SpanProcessor):
         """Every span kept, now (and no more kept)."""
         with self._lock:
             kept, self._kept = self._kept, []
+            self._takes += 1
         return kept
 
     def hold(self) -> None:

@@ -55,5 +55,5 @@ class SpansFinished(AgentEvent):
 
 
 WAKE = SpansFinished(agent="", spans=())
-"""Put in a host's stream when its first unshipped span ends (so a poll answers); the poll
-replaces it with the spans themselves (``SpanCollector.drain``)."""
+"""Put in a host's stream when finished spans found no poll reply to ride (so a poll
+answers); the poll replaces it with the spans themselves (``SpanCollector.drain``)."""

@@ -1,14 +1,17 @@
-"""A host's span collector, with a real SDK tracer and no Ray: the first span kept wakes the
-host's stream once; a poll's reply carries every span kept as one record, first; a member's
-stop holds the spans for its own answer."""
+"""A host's span collector, with a real SDK tracer and no Ray: spans kept wake the host's
+stream once (at once before its loop runs, after a linger on it, and not when a reply took
+them); a poll's reply carries every span kept as one record, first; a member's stop holds
+the spans for its own answer."""
 
 from __future__ import annotations
+
+import asyncio
 
 from opentelemetry.trace import StatusCode
 
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime.ray_records import TurnEnded
-from autobyteus_like.runtime.ray_span_collector import SpanCollector
+from autobyteus_like.runtime.ray_span_collector import LINGER_S, SpanCollector
 from autobyteus_like.runtime.ray_spans import WAKE, SpansFinished, SpanShipping
 
 
@@ -57,3 +60,34 @@ def test_content_and_status_are_as_the_driver_said():
     span.end()
     (kept,) = spans.take()
     assert (kept.status, kept.description) == (StatusCode.ERROR.value, "boom")
+
+
+def test_on_the_host_s_loop_spans_wait_for_a_reply_and_wake_it_only_after_the_linger():
+    """Spans taken by a reply sent anyway make no wake-up; spans no reply took wake the
+    stream once, ``LINGER_S`` after the first of them ended."""
+
+    async def run() -> tuple[list[AgentEvent], float]:
+        loop = asyncio.get_running_loop()
+        woken = loop.create_future()
+        stream: list[AgentEvent] = []
+
+        def report(item: AgentEvent) -> None:
+            stream.append(item)
+            if not woken.done():
+                woken.set_result(loop.time())
+
+        spans = SpanCollector("host-0", SpanShipping(content=False), report)
+        spans.use_loop(loop)
+        tracer = spans.tracing.tracer()
+        tracer.start_span("taken by a reply sent anyway").end()
+        await asyncio.sleep(0)  # its wake-up is scheduled, not due
+        assert len(spans.drain([])[0].spans) == 1
+        ended = loop.time()
+        tracer.start_span("no reply took it").end()
+        tracer.start_span("nor this one").end()
+        at = await asyncio.wait_for(woken, timeout=10)  # the first one's came due before
+        return stream, at - ended
+
+    stream, waited = asyncio.run(run())
+    assert stream == [WAKE]  # one, for the two spans no reply took
+    assert waited >= LINGER_S * 0.9
