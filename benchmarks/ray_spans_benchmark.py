@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import statistics
 import time
 from collections.abc import Sequence
@@ -29,7 +30,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from autobyteus_like import AgentTeam, Tracing
-from autobyteus_like.runtime import RayRuntime
+from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from benchmarks.ray_scale_benchmark import ring_team
 
 
@@ -44,7 +45,7 @@ class CountingExporter(SpanExporter):
         return SpanExportResult.SUCCESS
 
 
-def ring_ms(size: int, laps: int, members_per_worker: int | str, traced: bool
+def ring_ms(size: int, laps: int, members_per_worker: int | str | None, traced: bool
             ) -> tuple[float, int, int]:
     """ms a hop; with tracing, the spans exported and the poll replies that carried them."""
     provider = exporter = None
@@ -54,22 +55,26 @@ def ring_ms(size: int, laps: int, members_per_worker: int | str, traced: bool
         provider = TracerProvider()
         provider.add_span_processor(BatchSpanProcessor(exporter))
         tracing = Tracing(provider=provider)
-    team = AgentTeam(ring_team(size, laps), tracing=tracing,
-                     runtime=RayRuntime(backend="ray", members_per_worker=members_per_worker))
+    runtime = (LocalRuntime() if members_per_worker is None else
+               RayRuntime(backend="ray", members_per_worker=members_per_worker))
+    team = AgentTeam(ring_team(size, laps), tracing=tracing, runtime=runtime)
     with team:
         start = time.perf_counter()
         answer = team.run("hop", timeout=600)
         elapsed = time.perf_counter() - start
-        shipped: Any = team._backend._spans  # the driver's export, for its counts
+        shipped: Any = getattr(team._backend, "_spans", None)  # Ray: the driver's export
     assert answer == "passed", answer
     if provider is None or exporter is None:
         return elapsed / (size * laps) * 1e3, 0, 0
     provider.shutdown()  # flush
-    assert exporter.spans == shipped.spans == 4 * size * laps - 2, exporter.spans
+    assert exporter.spans == 4 * size * laps - 2, exporter.spans
+    if shipped is None:
+        return elapsed / (size * laps) * 1e3, exporter.spans, 0
+    assert shipped.spans == exporter.spans, shipped.spans
     return elapsed / (size * laps) * 1e3, shipped.spans, shipped.records
 
 
-def compare(name: str, size: int, laps: int, members_per_worker: int | str,
+def compare(name: str, size: int, laps: int, members_per_worker: int | str | None,
             rounds: int) -> None:
     off: list[float] = []
     on: list[float] = []
@@ -88,8 +93,53 @@ def compare(name: str, size: int, laps: int, members_per_worker: int | str,
     ratios = sorted(b / a for a, b in zip(off, on, strict=True))
     print(f"  on / off     {statistics.median(on) / statistics.median(off):.2f}x of the medians, "
           f"{statistics.median(ratios):.2f}x the median round; "
-          f"{spans} spans ({spans / hops:.1f} a hop) in {records} poll replies "
-          f"({spans / max(records, 1):.1f} spans a reply)")
+          f"+{statistics.median(on) - statistics.median(off):.2f} ms a hop; "
+          f"{spans} spans ({spans / hops:.1f} a hop)"
+          + (f" in {records} poll replies ({spans / records:.1f} spans a reply)"
+             if records else ""))
+
+
+def shipping_cost(count: int = 4000) -> None:
+    """The CPU of sending spans, without Ray and without the ring's noise: a span made into
+    a host's collector against one made into a provider that drops it, then the records
+    pickled and unpickled (what Ray does with a poll reply) and exported on the driver."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    from autobyteus_like.runtime.ray_span_collector import SpanCollector
+    from autobyteus_like.runtime.ray_span_export import driver_spans
+
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+                  "gen_ai.request.model": "gpt-4o-mini", "gen_ai.agent.name": "m17",
+                  "gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": 80,
+                  "gen_ai.response.finish_reasons": ("stop",)}
+    plain = TracerProvider()
+    plain.add_span_processor(SpanProcessor())  # the SDK's own base: does nothing
+    exporter = CountingExporter()
+    driver = TracerProvider()
+    driver.add_span_processor(BatchSpanProcessor(exporter))
+    export = driver_spans(Tracing(provider=driver), "bench")
+    host = SpanCollector("host-0", export.shipping, lambda _: None)
+
+    def make(provider: Any) -> float:
+        tracer = provider.get_tracer("autobyteus_like")
+        start = time.perf_counter()
+        for _ in range(count):
+            tracer.start_span("chat gpt-4o-mini", attributes=attributes).end()
+        return (time.perf_counter() - start) / count * 1e6
+
+    made_plain = min(make(plain) for _ in range(3))
+    made_kept = min(make(host.tracing.provider) for _ in range(3))
+    reply = host.drain([])  # one poll reply of every span kept
+    payload = pickle.dumps(reply, protocol=5)
+    start = time.perf_counter()
+    for record in pickle.loads(payload):
+        export.export(record)
+    exported = (time.perf_counter() - start) / (3 * count) * 1e6
+    driver.shutdown()
+    print(f"shipping, per span ({3 * count} spans, no Ray): made into a provider that drops "
+          f"it {made_plain:.1f} us, into a host's collector {made_kept:.1f} us "
+          f"(+{made_kept - made_plain:.1f} us); {len(payload) / (3 * count):.0f} bytes "
+          f"pickled; unpickled and exported on the driver {exported:.1f} us")
 
 
 def main() -> None:
@@ -103,6 +153,8 @@ def main() -> None:
     ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
     print(f"{args.size}-member ring, {args.size * args.laps} hops, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}")
+    shipping_cost()
+    compare("local backend", args.size, args.laps, None, args.rounds)
     compare("packed (members_per_worker: auto)", args.size, args.laps, "auto", args.rounds)
     if args.alone_rounds:
         compare("one member per actor", args.size, args.laps, 1, args.alone_rounds)

@@ -61,10 +61,10 @@ class RemoteMember:
         self._stopped = False
         self._streaming = False
         self.has_session = False
-        self.traced = False
-        """Whether the team traces (its turns continue the caller's span, as locally)."""
         """Whether its turns are stored (a session): a restarted process goes on with them,
         so a death fails no reply until no process comes back."""
+        self.traced = False
+        """Whether the team traces (its turns continue the caller's span, as locally)."""
 
     # -- the Agent surface ---------------------------------------------------------------------
 
