@@ -27,6 +27,7 @@ from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_packing import pack_members
 from autobyteus_like.runtime.ray_records import Delivered, RunBegan, TurnEnded
 from autobyteus_like.runtime.ray_sessions import session_address
+from autobyteus_like.runtime.ray_spans import SpansFinished
 from autobyteus_like.runtime.ray_team_budget import open_keeper
 from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
@@ -66,6 +67,8 @@ class RayBackend:
         self._tracked: set[str] = set()  # the messages between members counted in flight
         self._team_usage: TeamUsage | None = None
         self._keeper: Any = None
+        self._tracing: Any = None  # the team's Tracing; its spans: ``_spans`` once started
+        self._spans: Any = None
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
                formats: FormatRegistry | None, **options: Any) -> RemoteMember:
@@ -79,6 +82,7 @@ class RayBackend:
         # the hosts start the MCP servers their members use (ray_tools_mcp.py)
         recipes = recipes_for(self._mail.name, sources, config.tools)
         self._team_usage = options.get("team_usage")
+        self._tracing = options.get("tracing")
         if self._send is None:
             self._send = _placeholder_send()
         local = Agent(config, tools=[*tools, *sources, self._send], formats=formats)
@@ -94,6 +98,9 @@ class RayBackend:
 
     def start(self) -> None:
         """Join Ray (unless this process already has), then create every member's actor."""
+        self._spans = _span_export(self._tracing, self._mail.name)  # None: it traces not
+        for member in self._members.values():
+            member.traced = self._spans is not None
         if not ray.is_initialized():
             address = None if self.runtime.address == "local" else self.runtime.address
             options = {"log_to_driver": False, **self.runtime.init}
@@ -142,11 +149,13 @@ class RayBackend:
                     f"{self._team_id}/host-{index}")
             link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s,
                             needs_own=not plan.packed)
+            link.spans_back = None if self._spans is None else self._spans.export
             self.hosts.append(link)
             for member in plan.members:
                 self._members[member].placed(link)
         peers = {name: member.actor_name for name, member in self._members.items()}
         namespace = self.runtime.namespace
+        shipping = None if self._spans is None else self._spans.shipping
         for plan, link in zip(plans, self.hosts, strict=True):
             options = dict(name=link.actor_name, namespace=namespace,
                            max_restarts=self.runtime.max_restarts, max_task_retries=0,
@@ -157,7 +166,8 @@ class RayBackend:
             # a small one travels in the actor's creation call; a large one once, by reference
             link.config = blob if len(blob) < _INLINE_BYTES else ray.put(blob)
             link.created(host_class(options).remote(link.actor_name, [link.config], peers,
-                                                    namespace, self.runtime.delivery_timeout_s))
+                                                    namespace, self.runtime.delivery_timeout_s,
+                                                    shipping))
 
     def _await_hosts(self) -> None:
         """Wait for every host at once (``start_timeout_s`` in all). Those still not running
@@ -234,6 +244,9 @@ class RayBackend:
     def _dispatch(self, batch: list[Any]) -> None:
         for item in batch:
             try:
+                if isinstance(item, SpansFinished):  # first in a reply, if any
+                    self._spans.export(item)
+                    continue
                 member = self._members[item.agent]
                 if isinstance(item, Delivered):
                     if item.message_id in self._tracked:  # told again after a restart
@@ -251,6 +264,18 @@ class RayBackend:
             except Exception as exc:  # one bad report never stops the team's stream
                 logger.opt(exception=exc).error("team {}: cannot handle {!r}",
                                                 self._mail.name, item)
+
+
+def _span_export(tracing: Any, team: str) -> Any:
+    """The driver's end of the members' spans, when the team traces (the SDK only then)."""
+    from autobyteus_like.tracing.settings import Tracing
+
+    settings = tracing or Tracing()
+    if settings.tracer() is None:
+        return None
+    from autobyteus_like.runtime.ray_span_export import driver_spans
+
+    return driver_spans(settings, team)
 
 
 def _placeholder_send() -> Any:

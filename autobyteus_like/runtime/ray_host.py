@@ -20,6 +20,7 @@ import functools
 import itertools
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -27,12 +28,14 @@ from autobyteus_like.agent.agent import Agent
 from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.errors import MemberStartFailed, UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
+from autobyteus_like.extras import require_extra
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import RunBegan, TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
+from autobyteus_like.runtime.ray_spans import SpanShipping
 from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
@@ -40,6 +43,8 @@ from autobyteus_like.store.session import Session
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tracing.propagation import parent_from
+from autobyteus_like.tracing.settings import Tracing
 from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["MemberHost", "host_class", "start_member"]
@@ -50,7 +55,8 @@ class MemberHost:
     ``poll`` waits without holding up ``receive``, ``approve`` or ``deny``)."""
 
     def __init__(self, name: str, stored: list[Any], peers: dict[str, str],
-                 namespace: str | None, delivery_timeout_s: float) -> None:
+                 namespace: str | None, delivery_timeout_s: float,
+                 shipping: SpanShipping | None = None) -> None:
         # ``stored``: [the blob], or for a large one [a reference to it] the driver put in
         # Ray's object store and keeps for the team's life (so a restart finds it; in a list,
         # Ray hands the reference over as it is). The blob: the formats, then per member its
@@ -70,8 +76,11 @@ class MemberHost:
         self._counting = threading.Lock()
         self._mails = {config.name: HostMail(None if where is None else where.attach(),
                                              config.name) for config, _, where in members}
+        self._spans = _collector(name, shipping, self._report)  # None: the team traces not
+        tracing = None if self._spans is None else self._spans.tracing
         self._router = PeerRouter(name, peers, namespace, delivery_timeout_s, self._report,
-                                  self._next_id, self._take, self._mails)
+                                  self._next_id, self._take, self._mails,
+                                  parent_of=None if tracing is None else tracing.directory.get)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
         self._budgets: dict[str, tuple[TeamUsage, Any]] = {}  # a new run renews its part
@@ -89,7 +98,7 @@ class MemberHost:
             try:
                 self._agents[config.name] = start_member(
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                    self._mails[config.name].session, team_usage)
+                    self._mails[config.name].session, team_usage, tracing)
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
@@ -103,6 +112,8 @@ class MemberHost:
         ``__init__`` on another thread), before any message can reach an agent."""
         if self._stream is None:
             self._stream = AsyncEventSubscription(asyncio.get_running_loop())
+            if self._spans is not None:  # its spans may wait for a reply sent anyway
+                self._spans.use_loop(asyncio.get_running_loop())
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._stream_all(self._stream)
@@ -154,24 +165,35 @@ class MemberHost:
         with self._counting:
             return {"members": len(self._agents), **self._taken}
 
+    async def spans_shipped(self) -> tuple[int, int] | None:
+        """The spans its polls carried to the driver, and in how many replies (None: the
+        team does not trace, so no span is made or kept here)."""
+        if self._spans is None:
+            return None
+        return self._spans.shipped, self._spans.replies
+
     async def receive(self, member: str, message_id: str, content: str,
-                      sender: str | None, mail_id: str | None = None) -> str:
+                      sender: str | None, mail_id: str | None = None,
+                      trace_parent: dict[str, str] | None = None) -> str:
         """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
         Returns the incarnation that took it. A stored message (``mail_id``) is taken once
-        (a sender's call that runs again offers it again)."""
+        (a sender's call that runs again offers it again). ``trace_parent``: the W3C trace
+        context of the sender's span (its turn here is a child of it)."""
         self._on_loop()
-        incarnation = self._take(member, message_id, content, sender, mail_id)
+        incarnation = self._take(member, message_id, content, sender, mail_id,
+                                 parent_from(trace_parent))
         with self._counting:
             self._taken["across"] += 1
         return incarnation
 
     def _take(self, member: str, message_id: str, content: str, sender: str | None,
-              mail_id: str | None = None) -> str:
+              mail_id: str | None = None, trace_parent: Any = None) -> str:
         """``receive``'s work, also called straight from a tool thread of this process for a
-        message between two of its members."""
+        message between two of its members (``trace_parent``: the sender's span context)."""
         if mail_id is not None and not self._mails[member].take(mail_id):
             return self.incarnation  # taken before: its turn's end is reported once
-        reply = self._agents[member].send(content, sender=sender, mail_id=mail_id)
+        reply = self._agents[member].send(content, sender=sender, mail_id=mail_id,
+                                          trace_parent=trace_parent)
         if sender in self._agents:
             with self._counting:
                 self._taken["within"] += 1
@@ -198,6 +220,8 @@ class MemberHost:
         first = await stream.next_event()
         batch = [] if first is None else [_portable_event(first)]
         batch += [_portable_event(event) for event in stream.ready()]  # one reply per burst
+        if self._spans is not None:  # the spans finished since, as one record first
+            batch = self._spans.drain(batch)
         return self.incarnation, batch
 
     async def approve(self, member: str, invocation_id: str) -> None:
@@ -234,9 +258,14 @@ class MemberHost:
         """The member's usage, counted here in its process."""
         return self._agents[member].usage
 
-    async def stop_member(self, member: str) -> None:
-        """Stop one member's agent (its threads); the others go on."""
+    async def stop_member(self, member: str) -> Any:
+        """Stop one member's agent (its threads); the others go on. With tracing, answers
+        the spans finished meanwhile (those its stop ended, marked cut short, among them),
+        which the host may not live to send in a poll."""
+        if self._spans is not None:
+            self._spans.hold()
         await asyncio.get_running_loop().run_in_executor(None, self._agents[member].stop)
+        return None if self._spans is None else self._spans.release()
 
     async def shutdown(self) -> None:
         """Stop every agent (their threads) before Ray ends the process."""
@@ -246,13 +275,26 @@ class MemberHost:
 
 
 def start_member(config: Any, tools: list[Any], formats: FormatRegistry | None,
-                 session: Session | None, team_usage: TeamUsage | None = None) -> Agent:
+                 session: Session | None, team_usage: TeamUsage | None = None,
+                 tracing: Tracing | None = None) -> Agent:
     """One member's agent, started; with a session, it goes on from what is stored (its
     unfinished turns resume once the host's loop runs: ``resume_member``). The one way a host
     (re)builds a member, on its first start and after Ray restarted its process."""
-    agent = Agent(config, tools=tools, formats=formats, session=session, team_usage=team_usage)
+    agent = Agent(config, tools=tools, formats=formats, session=session, team_usage=team_usage,
+                  tracing=tracing)
     agent.start()
     return agent
+
+
+def _collector(host: str, shipping: SpanShipping | None,
+               report: Callable[[AgentEvent], None]) -> Any:
+    """The host's span collector when the team traces (the SDK imported only then)."""
+    if shipping is None:
+        return None
+    require_extra("otel", f"tracing on the Ray host {host!r}")  # one line, not a traceback
+    from autobyteus_like.runtime.ray_span_collector import SpanCollector
+
+    return SpanCollector(host, shipping, report)
 
 
 def _as_task(tool: Any, made: dict[int, Any]) -> Any:

@@ -42,6 +42,8 @@ class HostLink:
         self._streaming = False
         self._stops: dict[str, Any] = {}  # member -> its stop_member call
         self._ended = False
+        self.spans_back: Any = None
+        """With tracing: where the spans the members' stops answer go (the driver's export)."""
         self._lock = threading.Lock()
         self._starting = threading.Lock()
 
@@ -103,7 +105,10 @@ class HostLink:
                 return
             stops = list(self._stops.values())
         with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
-            ray.get(stops, timeout=timeout)  # gone already, or stuck: ended below either way
+            stopped = ray.get(stops, timeout=timeout)  # gone already, or stuck: ended below
+            for spans in stopped if self.spans_back is not None else ():
+                if spans is not None:  # the spans a stop cut short
+                    self.spans_back(spans)
         self.end()
 
     def end(self) -> None:

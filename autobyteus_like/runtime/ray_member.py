@@ -29,6 +29,8 @@ from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_usage import DriverUsage
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tracing.propagation import carrier_of
+from autobyteus_like.tracing.settings import current_parent
 from autobyteus_like.usage import UsageReport
 
 __all__ = ["RemoteMember"]
@@ -62,6 +64,8 @@ class RemoteMember:
         self.has_session = False
         """Whether its turns are stored (a session): a restarted process goes on with them,
         so a death fails no reply until no process comes back."""
+        self.traced = False
+        """Whether the team traces (its turns continue the caller's span, as locally)."""
 
     # -- the Agent surface ---------------------------------------------------------------------
 
@@ -188,17 +192,19 @@ class RemoteMember:
     def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
              trace_parent: object | None = None) -> Future[str]:
         """Deliver to the member's host; a stored message (``mail_id``, with a session) is
-        owed under its mail id, which a restarted host answers under too (a span parent does
-        not cross yet: spans stay per process)."""
+        owed under its mail id, which a restarted host answers under too. With tracing, the
+        turn there is a child of ``trace_parent`` (else of the caller's current span)."""
         if not isinstance(text, str):
             raise TypeError(f"a message is text, got {type(text).__name__}")
         if not self.running:
             raise not_running(self.name, "with team:")
         message_id = mail_id or f"driver:{next(self._ids)}"  # stored: its mail id
         reply = self._pending.add(message_id)
+        parent = trace_parent or (current_parent() if self.traced else None)
         try:
             incarnation = ray.get(
-                self.handle.receive.remote(self.name, message_id, text, sender, mail_id),
+                self.handle.receive.remote(self.name, message_id, text, sender, mail_id,
+                                           carrier_of(parent)),
                 timeout=self._timeout_s)
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             self._pending.take(message_id)

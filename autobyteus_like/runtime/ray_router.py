@@ -17,13 +17,17 @@ from autobyteus_like.mail.messaging import check_recipient
 from autobyteus_like.runtime.ray_records import Delivered
 from autobyteus_like.runtime.ray_sessions import HostMail
 from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tracing.propagation import carrier_of
 
 __all__ = ["PeerRouter"]
 
 
-Take = Callable[[str, str, str, str | None, str | None], str]
-"""A host's own intake: (member, message id, content, sender, mail id) -> the incarnation
-that took it."""
+Carrier = dict[str, str] | None
+"""A span's W3C trace context (``tracing.propagation``), or None without tracing."""
+
+Take = Callable[[str, str, str, str | None, str | None, Any], str]
+"""A host's own intake: (member, message id, content, sender, mail id, the span context of
+the sender's call or None) -> the incarnation that took it."""
 
 _RETRY_S = 0.2
 """How often a stored message is offered again to a teammate Ray is restarting."""
@@ -37,7 +41,8 @@ class PeerRouter:
     def __init__(self, host: str, peers: dict[str, str], namespace: str | None,
                  timeout_s: float, report: Callable[[AgentEvent], None],
                  next_id: Callable[[], str], take: Take,
-                 mails: dict[str, HostMail] | None = None) -> None:
+                 mails: dict[str, HostMail] | None = None, *,
+                 parent_of: Callable[[str, str | None], Any] | None = None) -> None:
         self._host = host  # this host's actor name
         self._peers = peers  # member name -> its host's actor name
         self._namespace = namespace
@@ -47,6 +52,7 @@ class PeerRouter:
         self._take = take
         self._mails = mails or {}  # with a session: where each member's mail is stored
         self._handles: dict[str, Any] = {}  # host actor name -> handle
+        self._parent_of = parent_of  # with tracing: the span of a member's running call
 
     def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
         """The same checks and answers as the local team's, then to the recipient."""
@@ -54,24 +60,29 @@ class PeerRouter:
         mail = self._mails.get(sender)  # with a session: stored before it goes, under an id
         mail_id = mail.store(recipient, content, call_id) if mail else None  # the call keeps
         message_id = mail_id or self._next_id()
+        parent = (None if self._parent_of is None else  # the receiver's turn: its child
+                  self._parent_of(sender, call_id or None))
         if self._peers[recipient] == self._host:
             try:
-                incarnation = self._take(recipient, message_id, content, sender, mail_id)
+                incarnation = self._take(recipient, message_id, content, sender, mail_id,
+                                         parent)
             except AgentStoppedError as exc:
                 raise ToolFailure(ErrorCode.INTERNAL, f"{recipient} is not running: {exc}",
                                   recoverable=False) from None
         else:
-            incarnation = self._send_across(recipient, message_id, content, sender, mail_id)
+            incarnation = self._send_across(recipient, message_id, content, sender, mail_id,
+                                            carrier_of(parent))
         self._report(Delivered(agent=sender, message_id=message_id, recipient=recipient,
                                content=content, incarnation=incarnation))
         return f"delivered to {recipient}"
 
     def _send_across(self, recipient: str, message_id: str, content: str, sender: str,
-                     mail_id: str | None) -> str:
+                     mail_id: str | None, parent: Carrier = None) -> str:
         """To the recipient's host actor; returns the incarnation that took it."""
         host = self._peers[recipient]
         try:
-            incarnation = self._receive(host, recipient, message_id, content, sender, mail_id)
+            incarnation = self._receive(host, recipient, message_id, content, sender, mail_id,
+                                        parent)
         except (GetTimeoutError, FutureTimeout):
             raise ToolFailure(ErrorCode.TIMEOUT, f"{recipient} did not take the message within "
                               f"{self._timeout_s:g} s", suggestion="try again later") from None
@@ -89,7 +100,7 @@ class PeerRouter:
         return incarnation
 
     def _receive(self, host: str, recipient: str, message_id: str, content: str, sender: str,
-                 mail_id: str | None) -> str:
+                 mail_id: str | None, parent: Carrier = None) -> str:
         """The recipient's host takes the message. A stored message waits (up to the
         timeout) for a host Ray is restarting: the host takes each stored message once."""
         deadline = time.monotonic() + self._timeout_s
@@ -97,7 +108,7 @@ class PeerRouter:
             try:
                 # .future(): this runs on a tool thread of an asyncio actor (ray.get warns)
                 taken: str = self._handle(host).receive.remote(
-                    recipient, message_id, content, sender, mail_id).future().result(
+                    recipient, message_id, content, sender, mail_id, parent).future().result(
                         timeout=max(0.0, deadline - time.monotonic()))
                 return taken
             except (RayActorError, ValueError):  # dead or restarting; no such actor (yet)
