@@ -32,7 +32,7 @@ from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
-from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
+from autobyteus_like.runtime.ray_sessions import HostMail, resume_member, settle_member
 from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
@@ -93,7 +93,6 @@ class MemberHost:
                 reason = "; ".join(line.strip() for line in str(exc).splitlines()
                                    if line.strip())  # one line: Ray reports the last
                 raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
-        self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
@@ -103,11 +102,10 @@ class MemberHost:
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._stream_all(self._stream)
-            # what a session's earlier process left unfinished, reported into the stream
-            for member, agent in self._agents.items():
-                self._resumed[member] = resume_member(
-                    agent, self._mails[member], self._restarted, self._report,
-                    functools.partial(self._turn_ended, member))
+            # restarted: what the dead process left unfinished goes on, reported in the stream
+            for member, agent in self._agents.items() if self._restarted else ():
+                resume_member(agent, self._mails[member], self._report,
+                              functools.partial(self._turn_ended, member))
         return self._stream
 
     def _stream_all(self, stream: AsyncEventSubscription) -> None:
@@ -135,10 +133,17 @@ class MemberHost:
         return self.incarnation
 
     async def resumed(self, member: str) -> list[tuple[str, int, str, str | None]]:
-        """The stored turns ``member`` went on with when this host first started (message
-        id, turn id, text, sender), told once: the driver owes their replies from now on."""
+        """Go on with what the session's last driver left of ``member``: the turns resumed
+        (message id, turn id, text, sender), whose replies the driver owes from now on."""
         self._on_loop()
-        return self._resumed.pop(member, [])
+        return settle_member(self._agents[member], self._mails[member], None,
+                             functools.partial(self._turn_ended, member))
+
+    async def abandon(self, member: str, reason: str) -> None:
+        """End what the session's last driver left of ``member`` without going on with it."""
+        self._on_loop()
+        settle_member(self._agents[member], self._mails[member], reason,
+                      functools.partial(self._turn_ended, member))
 
     async def pid(self) -> int:
         import os
