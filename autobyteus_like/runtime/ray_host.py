@@ -33,7 +33,7 @@ from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member, settle_member
-from autobyteus_like.runtime.ray_team_budget import take_address
+from autobyteus_like.runtime.ray_team_budget import keeper_asks, take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
@@ -77,16 +77,18 @@ class MemberHost:
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
         sources = host_sources(recipe for _, tools, _ in members
                                for recipe in split_recipes(tools)[1])  # one per server
+        self._team_usage: TeamUsage | None = None  # the team's limits: one per host
         for config, tools, _ in members:
             plain, recipes = split_recipes(tools)
             plain, budget = take_address(plain)  # the team's limits, kept by the driver's
+            if budget is not None and self._team_usage is None:
+                self._team_usage = budget.team_usage(name)
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                    self._mails[config.name].session,
-                    None if budget is None else budget.team_usage())
+                    self._mails[config.name].session, self._team_usage)
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
@@ -215,6 +217,11 @@ class MemberHost:
     async def usage(self, member: str) -> UsageReport:
         """The member's usage, counted here in its process."""
         return self._agents[member].usage
+
+    async def team_budget(self, verb: str, *args: Any) -> dict[str, int]:
+        """What the team's budget keeper asks of this host: its unused calls back, or the
+        end of the run (ray_team_budget.py; answered here, on the loop, at once)."""
+        return keeper_asks(self._team_usage, verb, *args)
 
     async def stop_member(self, member: str) -> None:
         """Stop one member's agent (its threads); the others go on."""
