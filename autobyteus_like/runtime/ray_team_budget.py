@@ -298,4 +298,7 @@ class KeptRunBudget(RunBudget):
         first = self._error is None
         super().end(error)
         if first:
-            self._ask(self._keeper.end.remote(_as_data(error)))
+            try:
+                self._ask(self._keeper.end.remote(_as_data(error)))
+            except Exception:  # the keeper is gone (the team is stopping): no one to tell
+                return
