@@ -95,7 +95,7 @@ class RemoteMember:
         if not self.has_session:
             return []
         if not self.running:
-            raise not_running(self.name)
+            raise not_running(self.name, "with team:")
         resumed = ray.get(self.handle.resumed.remote(self.name), timeout=self._timeout_s)
         return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
                 for message_id, turn_id, text, sender in resumed]
@@ -107,7 +107,7 @@ class RemoteMember:
         if not self.has_session:
             return
         if not self.running:
-            raise not_running(self.name)
+            raise not_running(self.name, "with team:")
         ray.get(self.handle.abandon.remote(self.name, reason), timeout=self._timeout_s)
 
     def new_run(self, conversation: list[Message] | None = None, *,

@@ -44,13 +44,18 @@ def late_start_reason(needs: dict[str, Any], pid: int, total: dict[str, float],
     never, busy = missing(needs, total, free)
     if never:
         return (f"Ray could not place it within {timeout_s:g} s: it needs {needs}, and the "
-                f"cluster has no node with {never} (it has {total} in all)")
+                f"cluster has no node with {never} (it has {_sorted(total)} in all)")
     if busy:
         return (f"Ray could not place it within {timeout_s:g} s: it needs {needs}; the cluster "
-                f"has that, but not free now ({free} free): other work holds it")
+                f"has that, but not free now ({_sorted(free)} free): other work holds it")
     return (f"its worker process did not start within {timeout_s:g} s, though the cluster has "
             f"what it needs ({needs or 'nothing'}): a busy node starts worker processes a few "
             "at a time; raise runtime.start_timeout_s or give the node fewer processes")
+
+
+def _sorted(figures: dict[str, float]) -> dict[str, float]:
+    """Ray's resource figures in a stable order (Ray's own varies from call to call)."""
+    return dict(sorted(figures.items()))
 
 
 def host_pid(handle: Any) -> int:

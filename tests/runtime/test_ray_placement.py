@@ -55,11 +55,12 @@ class SlowToBuild(ScriptedLLM):
 def test_a_host_slow_to_build_its_members_is_said_so_and_stops_at_once(ray_cluster):
     slow = member("slow", [])
     slow = slow.model_copy(update={"llm": SlowToBuild(["hi"], build_s=600)})
-    team = AgentTeam(team_config(slow), runtime=RayRuntime(backend="ray", start_timeout_s=10))
+    # 20 s: long enough for one worker process to start on a very busy machine
+    team = AgentTeam(team_config(slow), runtime=RayRuntime(backend="ray", start_timeout_s=20))
     began = time.monotonic()
     with pytest.raises(ConfigError) as caught:
         team.start()
-    assert time.monotonic() - began < 10 + 8  # the stop did not wait for the host's start
+    assert time.monotonic() - began < 20 + 8  # the stop did not wait 10 s for the host
     assert re.fullmatch(r"member 'slow': its worker process \(pid \d+\) runs, but its members "
-                        r"were still being built after 10 s .*", str(caught.value))
+                        r"were still being built after 20 s .*", str(caught.value))
     assert not team.agents["slow"].running

@@ -51,7 +51,8 @@ def test_a_member_ray_cannot_place_is_a_config_error_and_nothing_is_left(ray_clu
     assert str(caught.value) == (
         "member 'b': Ray could not place it within 2 s: it needs {'num_cpus': 0.0, "
         "'num_gpus': 0.0, 'resources': {'quantum_chip': 1.0}}, and the cluster has no node "
-        "with {'quantum_chip': 1.0} (it has " + str(ray_cluster.cluster_resources()) + " in all)")
+        "with {'quantum_chip': 1.0} (it has "
+        + str(dict(sorted(ray_cluster.cluster_resources().items()))) + " in all)")
     # Ray marks a killed actor DEAD when its end reaches the cluster's state, a moment later.
     deadline = time.monotonic() + 60
     names = [m.actor_name for m in team.agents.values()]
