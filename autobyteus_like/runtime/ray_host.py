@@ -34,9 +34,9 @@ from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_records import RunBegan, TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
-from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
+from autobyteus_like.runtime.ray_sessions import HostMail, resume_member, settle_member
 from autobyteus_like.runtime.ray_spans import SpanShipping
-from autobyteus_like.runtime.ray_team_budget import take_address
+from autobyteus_like.runtime.ray_team_budget import keeper_asks, take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
@@ -83,29 +83,27 @@ class MemberHost:
                                   parent_of=None if tracing is None else tracing.directory.get)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
-        self._budgets: dict[str, tuple[TeamUsage, Any]] = {}  # a new run renews its part
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
         sources = host_sources(recipe for _, tools, _ in members
                                for recipe in split_recipes(tools)[1])  # one per server
+        self._team_usage: TeamUsage | None = None  # the team's limits: one per host
         for config, tools, _ in members:
             plain, recipes = split_recipes(tools)
             plain, budget = take_address(plain)  # the team's limits, kept by the driver's
+            if budget is not None and self._team_usage is None:
+                self._team_usage = budget.team_usage(name)
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
-            team_usage = None if budget is None else budget.team_usage()
-            if team_usage is not None:
-                self._budgets[config.name] = (team_usage, budget)
             try:
                 self._agents[config.name] = start_member(
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                    self._mails[config.name].session, team_usage, tracing)
+                    self._mails[config.name].session, self._team_usage, tracing)
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
                 reason = "; ".join(line.strip() for line in str(exc).splitlines()
                                    if line.strip())  # one line: Ray reports the last
                 raise MemberStartFailed(config.name, reason or type(exc).__name__) from None
-        self._resumed: dict[str, list[tuple[str, int, str, str | None]]] = {}
 
     def _on_loop(self) -> AsyncEventSubscription:
         """The stream, made on the actor's loop by the first method to run there (Ray calls
@@ -117,11 +115,10 @@ class MemberHost:
             self._records.subscribe(self._stream)
             if self._restarted:  # whether the driver listens is unknown: stream, to be safe
                 self._stream_all(self._stream)
-            # what a session's earlier process left unfinished, reported into the stream
-            for member, agent in self._agents.items():
-                self._resumed[member] = resume_member(
-                    agent, self._mails[member], self._restarted, self._report,
-                    functools.partial(self._turn_ended, member))
+            # restarted: what the dead process left unfinished goes on, reported in the stream
+            for member, agent in self._agents.items() if self._restarted else ():
+                resume_member(agent, self._mails[member], self._report,
+                              functools.partial(self._turn_ended, member))
         return self._stream
 
     def _stream_all(self, stream: AsyncEventSubscription) -> None:
@@ -149,10 +146,17 @@ class MemberHost:
         return self.incarnation
 
     async def resumed(self, member: str) -> list[tuple[str, int, str, str | None]]:
-        """The stored turns ``member`` went on with when this host first started (message
-        id, turn id, text, sender), told once: the driver owes their replies from now on."""
+        """Go on with what the session's last driver left of ``member``: the turns resumed
+        (message id, turn id, text, sender), whose replies the driver owes from now on."""
         self._on_loop()
-        return self._resumed.pop(member, [])
+        return settle_member(self._agents[member], self._mails[member], None,
+                             functools.partial(self._turn_ended, member))
+
+    async def abandon(self, member: str, reason: str) -> None:
+        """End what the session's last driver left of ``member`` without going on with it."""
+        self._on_loop()
+        settle_member(self._agents[member], self._mails[member], reason,
+                      functools.partial(self._turn_ended, member))
 
     async def pid(self) -> int:
         import os
@@ -236,9 +240,6 @@ class MemberHost:
         and waited for, its limits from zero, its process, tools and subscribers kept), from
         ``conversation`` (portable) or as it stands (with a session: as stored); then report
         ``RunBegan``, after all it reported of the run before."""
-        kept = self._budgets.get(member)
-        if kept is not None:  # its part of the team's budget: the keeper's new run
-            kept[0].run = kept[1].run_budget()
         history = None if conversation is None else portable.loads(conversation)
         await asyncio.get_running_loop().run_in_executor(None, functools.partial(
             self._agents[member].new_run, history, abandon=abandon))
@@ -257,6 +258,11 @@ class MemberHost:
     async def usage(self, member: str) -> UsageReport:
         """The member's usage, counted here in its process."""
         return self._agents[member].usage
+
+    async def team_budget(self, verb: str, *args: Any) -> dict[str, int]:
+        """What the team's budget keeper asks of this host: its unused calls back, the end
+        of the run, or a new run (ray_team_budget.py; answered here, on the loop, at once)."""
+        return keeper_asks(self._team_usage, verb, *args)
 
     async def stop_member(self, member: str) -> Any:
         """Stop one member's agent (its threads); the others go on. With tracing, answers

@@ -13,6 +13,7 @@ import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
 from autobyteus_like.errors import ConfigError
+from autobyteus_like.runtime.ray_placement import host_pid, late_start_reason
 
 __all__ = ["HostLink"]
 
@@ -64,10 +65,9 @@ class HostLink:
                 self.incarnation = ray.get(self._ready, timeout=self._start_timeout_s
                                            if timeout_s is None else timeout_s)
             except GetTimeoutError:
-                free: Any = ray.available_resources  # untyped in Ray's stubs
-                raise ConfigError(f"member {member!r}", [
-                    f"Ray did not place it within {self._start_timeout_s:g} s; it needs "
-                    f"{self.needs}; the cluster has {free()} free"]) from None
+                raise ConfigError(f"member {member!r}", [late_start_reason(
+                    self.needs, host_pid(self.handle), _cluster("cluster_resources"),
+                    _cluster("available_resources"), self._start_timeout_s)]) from None
             except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
                 cause = str(exc).strip().splitlines()
                 last = cause[-1] if cause else type(exc).__name__
@@ -100,16 +100,26 @@ class HostLink:
         with self._lock:
             if self._ended or self.handle is None:
                 return
-            self._stops[member] = self.handle.stop_member.remote(member)
+            # a host that never started has no agent to stop: nothing to wait for
+            self._stops[member] = (self.handle.stop_member.remote(member) if self._started()
+                                   else None)
             if len(self._stops) < len(self.members):
                 return
-            stops = list(self._stops.values())
+            stops = [stop for stop in self._stops.values() if stop is not None]
         with contextlib.suppress(RayActorError, RayTaskError, GetTimeoutError):
             stopped = ray.get(stops, timeout=timeout)  # gone already, or stuck: ended below
             for spans in stopped if self.spans_back is not None else ():
                 if spans is not None:  # the spans a stop cut short
                     self.spans_back(spans)
         self.end()
+
+    def _started(self) -> bool:
+        """Whether the host's process ever finished starting (else a call to it would wait
+        for a start that may never come)."""
+        if self.incarnation:
+            return True
+        done, _ = ray.wait([self.starting], timeout=0)
+        return bool(done)
 
     def end(self) -> None:
         """End the actor at once, without a restart (the team stops, or never started)."""
@@ -118,3 +128,9 @@ class HostLink:
                 return
             self._ended = True
         ray.kill(self.handle, no_restart=True)
+
+
+def _cluster(what: str) -> dict[str, float]:
+    """Ray's ``cluster_resources()`` or ``available_resources()`` (untyped in its stubs)."""
+    figures: dict[str, float] = getattr(ray, what)()
+    return figures

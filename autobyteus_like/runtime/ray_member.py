@@ -18,7 +18,6 @@ from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
-    UsageError,
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent
@@ -95,21 +94,25 @@ class RemoteMember:
         return self._local.resolve_tools()
 
     def resume(self) -> list[ResumedTurn]:
-        """The stored turns its host went on with when it started (a session its last
-        driver left unfinished), each with the reply it now owes."""
-        if not self.has_session or not self.running:
+        """Go on with what the session's last driver left unfinished of this member, in its
+        host, as a local agent does: the turns resumed, each with the reply it now owes."""
+        if not self.has_session:
             return []
+        if not self.running:
+            raise not_running(self.name, "with team:")
         resumed = ray.get(self.handle.resumed.remote(self.name), timeout=self._timeout_s)
         return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
                 for message_id, turn_id, text, sender in resumed]
 
     def abandon_unfinished(self, reason: str) -> None:
-        """Not with a session on Ray: a member's host goes on with its unfinished turns as it
-        starts (``resume`` collects them), so there is nothing left to end; without a
-        session there is nothing stored to end."""
-        if self.has_session:
-            raise UsageError(f"agent {self.name!r}: on Ray a member's host goes on with its "
-                             "unfinished turns as it starts; call resume() instead")
+        """End what the session's last driver left unfinished of this member without going
+        on with it, in its host, as a local agent does: its turns fail with ``reason`` (their
+        calls without a result INTERRUPTED); the conversation is kept."""
+        if not self.has_session:
+            return
+        if not self.running:
+            raise not_running(self.name, "with team:")
+        ray.get(self.handle.abandon.remote(self.name, reason), timeout=self._timeout_s)
 
     def new_run(self, conversation: list[Message] | None = None, *,
                 abandon: str = "a new run began") -> None:

@@ -7,10 +7,13 @@ session the driver holds, fenced by the driver's lease, and a restarted host res
 - **Stored before delivery.** A message a member sends is stored (``QUEUED``) before it goes
   to the teammate's actor, under the id ``sender/call`` (the sending call's id), so a call run
   again after a crash stores and delivers it once; the recipient takes each id once.
-- **Resumed.** A host that starts on a session with unfinished turns of its member goes on
-  with them, as a local agent does (``Agent.resume``), and takes the messages stored for its
-  member that no turn took (the process that took them died first). Each turn's end is
-  reported under the message's id, which is the driver's key for the reply it owes.
+- **Resumed.** A host Ray restarted goes on with its members' unfinished turns at once, as a
+  local agent does (``Agent.resume``), and takes the messages stored for its member that no
+  turn took (the process that took them died first). Each turn's end is reported under the
+  message's id, which is the driver's key for the reply it owes.
+- **Settled by the driver.** A host that starts on a session a previous driver left
+  unfinished waits, as a local agent does, for its driver to resume that work or abandon it
+  (``settle_member``: the team's ``resume()`` or ``abandon_unfinished(reason)``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from autobyteus_like.store.database import Durability
 from autobyteus_like.store.records import MailRecord, MailState
 from autobyteus_like.store.session import Session
 
-__all__ = ["HostMail", "ResumedWork", "SessionAddress", "resume_member", "session_address"]
+__all__ = ["HostMail", "ResumedWork", "SessionAddress", "resume_member", "session_address",
+           "settle_member"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +122,7 @@ class HostMail:
         session = self.session
         if session is None:
             return []
-        records = session.turns(self.member)
-        mail_ids = {record.turn_id: record.mail_id for record in records}
-        with self._lock:
-            self._taken.update(m for m in mail_ids.values() if m is not None)
+        mail_ids = self._stored_turns(session)
         work = [ResumedWork(mail_ids.get(turn.turn_id) or f"turn:{turn.turn_id}", turn.turn_id,
                             turn.text, turn.sender, turn.reply) for turn in agent.resume()]
         for mail in session.undelivered_mail() if undelivered else ():
@@ -130,6 +131,23 @@ class HostMail:
             reply = agent.send(mail.content, sender=mail.sender, mail_id=mail.mail_id)
             work.append(ResumedWork(mail.mail_id, 0, mail.content, mail.sender, reply))
         return work
+
+    def abandon(self, agent: Agent, reason: str) -> None:
+        """End what the session's earlier processes left of this member without going on
+        with it (its turns fail with ``reason``), as a local agent does; their messages stay
+        taken."""
+        if self.session is not None:
+            self._stored_turns(self.session)
+            agent.abandon_unfinished(reason)
+
+    def _stored_turns(self, session: Session) -> dict[int, str | None]:
+        """The member's stored turns (turn id -> the mail id that began it), their mail
+        counted as taken."""
+        records = session.turns(self.member)
+        mail_ids = {record.turn_id: record.mail_id for record in records}
+        with self._lock:
+            self._taken.update(m for m in mail_ids.values() if m is not None)
+        return mail_ids
 
     def outgoing(self) -> list[MailRecord]:
         """The messages this member sent whose turn has not ended (their delivery may not
@@ -142,27 +160,39 @@ class HostMail:
                 and mail.state in (MailState.QUEUED, MailState.DELIVERED)]
 
 
-def resume_member(agent: Agent, mail: HostMail, restarted: bool,
-                  report: Callable[[AgentEvent], None],
+def resume_member(agent: Agent, mail: HostMail, report: Callable[[AgentEvent], None],
+                  ended: Callable[[str, Future[str]], None]) -> None:
+    """A host Ray restarted on a session goes on with its member's unfinished work at once
+    (the driver still owes those replies; each turn's end is reported under its message id,
+    ``ended``), takes the messages the dead process took but never began, and reports again
+    the deliveries of its member's messages still open (the dead process may have died before
+    the driver heard of them; the driver counts each id once)."""
+    if not mail.has_session:
+        return
+    for sent in mail.outgoing():
+        report(Delivered(agent=mail.member, message_id=sent.mail_id,
+                         recipient=sent.recipient, content=sent.content, incarnation=""))
+    for item in mail.resume(agent, undelivered=True):
+        item.reply.add_done_callback(functools.partial(_ended, ended, item.message_id))
+
+
+def settle_member(agent: Agent, mail: HostMail, abandon: str | None,
                   ended: Callable[[str, Future[str]], None],
                   ) -> list[tuple[str, int, str, str | None]]:
-    """A host's start on a session: go on with its member's unfinished work, each turn's end
-    reported under its message id (``ended``). After a restart (``restarted``) the driver
-    still owes those replies; the host also takes the messages the dead process took but
-    never began, and reports again the deliveries of its member's messages still open (the
-    dead process may have died before the driver heard of them; the driver counts each id
-    once). On a first start (a new driver on an old session) the driver delivers what is
-    undelivered itself, and is told the turns resumed (returned)."""
+    """What a session's last driver left of a member, settled as its new driver asks (as a
+    local agent settles it: nothing resumes by itself): go on with it (``abandon`` None; the
+    turns resumed, as (message id, turn id, text, sender), whose replies the driver owes from
+    now on) or end it with the reason ``abandon``. The driver delivers what is undelivered
+    itself. Once: asked again (or after a restart went on with it), nothing is left."""
     if not mail.has_session:
         return []
-    if restarted:
-        for sent in mail.outgoing():
-            report(Delivered(agent=mail.member, message_id=sent.mail_id,
-                             recipient=sent.recipient, content=sent.content, incarnation=""))
-    work = mail.resume(agent, undelivered=restarted)
+    if abandon is not None:
+        mail.abandon(agent, abandon)
+        return []
+    work = mail.resume(agent, undelivered=False)
     for item in work:
         item.reply.add_done_callback(functools.partial(_ended, ended, item.message_id))
-    return [] if restarted else [(w.message_id, w.turn_id, w.text, w.sender) for w in work]
+    return [(w.message_id, w.turn_id, w.text, w.sender) for w in work]
 
 
 def _ended(ended: Callable[[str, Future[str]], None], message_id: str,

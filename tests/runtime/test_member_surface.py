@@ -241,9 +241,8 @@ def test_a_turn_cut_by_a_stop_is_resumed_from_the_session_with_its_call_interrup
         runtime, tmp_path):
     """The next start finds the turn unfinished; resuming sends the model the call's
     INTERRUPTED result (had the call run again, the model would get what it returned), and
-    the turn ends with the model's answer.
-    (Before ``resume`` the runtimes differ: a local team refuses a new message, a Ray host
-    goes on with the turn as it starts; ``resume`` then collects it.)"""
+    the turn ends with the model's answer. (Before ``resume`` nothing goes on, on either
+    runtime: a Ray host waits for its driver as a local agent does; test_ray_sessions.py.)"""
     from autobyteus_like.store import Session
 
     store = tmp_path / "team.sessions.db"

@@ -68,7 +68,7 @@ def test_members_share_hosts_and_messages_within_a_host_stay_in_its_process(ray_
 
 
 def test_a_killed_host_comes_back_with_all_its_members_each_from_its_session(ray_cluster,
-                                                                              tmp_path):
+                                                                              store_url):
     """Two members in one host; the worker is blocked in a tool, the other has a finished
     turn in the session. kill -9 of the host's process: Ray restarts it with both members,
     the worker's interrupted turn is resumed from the session (its sender gets the answer),
@@ -81,7 +81,7 @@ def test_a_killed_host_comes_back_with_all_its_members_each_from_its_session(ray
                                "noted: again"], tools=["block"])
     keeper = member("keeper", ["noted 42", "you said 42"], tools=[])
     runtime = RayRuntime(backend="ray", members_per_worker=2, max_restarts=1)
-    store = tmp_path / "team.sessions.db"
+    store = store_url  # SQLite and PostgreSQL
     with Session("packed", store) as session, AgentTeam(
             team_config(worker, keeper), tools=[block], runtime=runtime,
             session=session) as team:
