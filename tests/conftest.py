@@ -2,6 +2,15 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests judge what a parser or a guard returns, never how fast: on a loaded 2-core
+# machine one example can take seconds of wall time, which Hypothesis's default deadline
+# (200 ms) and its too_slow health check would report as failures. Tests that set their own
+# settings keep them; these are the defaults they build on.
+settings.register_profile("loaded_machine", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("loaded_machine")
 
 # What makes a test slow (seconds, not milliseconds): a Ray cluster, a real model, a fresh
 # virtual environment. Such tests are marked ``slow`` here, by what they use, so the fast loop
