@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.leftover_processes import left_running
+from tests.leftover_processes import MARK, left_running, started_by_this_run
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -40,3 +40,19 @@ def test_a_process_that_left_the_tree_is_found_by_its_mark():
     finally:
         os.kill(daemon, 9)
     assert left_running(mark, grace_s=10) == []  # gone once reaped by init
+
+
+def test_a_child_is_this_runs_and_an_orphan_of_another_run_is_not():
+    child = subprocess.Popen(["sleep", "60"])
+    # an interrupted run's server: a daemon under init, with another run's mark
+    shell = subprocess.run(["sh", "-c", "setsid sleep 60 >/dev/null 2>&1 & echo $!"],
+                           env={**os.environ, MARK: "another run"}, capture_output=True,
+                           text=True, check=True)
+    orphan = int(shell.stdout.split()[0])
+    try:
+        assert started_by_this_run(child.pid)
+        assert not started_by_this_run(orphan)
+    finally:
+        child.kill()
+        child.wait()
+        os.kill(orphan, 9)
