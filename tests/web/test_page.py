@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.web.browser import browser_page
-from tests.web.served_team import TOOLS, WebServer, call, write_team
+from tests.web.served_team import TOOLS, WebServer, body_running, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server and a real browser
 
@@ -101,6 +101,7 @@ def test_watch_approve_deny_reload_and_stop_a_team(team_server):
         page.fill("#message", "now wait")
         page.click("#send")
         lead.locator(".call .state", has_text="running").wait_for()
+        body_running(waited)
         page.click("#stop")
         page.wait_for_selector("#run-state[data-state=stopped]")
         assert waited.read_text() == "cancelled"
