@@ -180,7 +180,7 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
 
 def _finished_already(args: argparse.Namespace, team: AgentTeam, session: Session,
                       view: EventView) -> int:
-    """Resuming a session whose last run finished shows how it ended (as a durable engine
+    """Resuming a session whose last run finished shows how it ended (as a workflow engine
     returns a finished workflow's result): its answer (exit 0) or its error (exit 1)."""
     coordinator = team.config.coordinator
     asked = [turn for turn in session.store.turns(session.name, coordinator)

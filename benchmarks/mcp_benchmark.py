@@ -34,11 +34,11 @@ from typing import Any
 from autobyteus_like.agent.tool_runner import ToolRunner
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.registry import acquire_all
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.tools.tool_context import ToolContext
 
 ROUNDS = 9
 CALLS = 300

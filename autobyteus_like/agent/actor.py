@@ -29,7 +29,7 @@ from autobyteus_like.agent.actor_messages import (
 )
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.fast_inbox import FastInboxActor
-from autobyteus_like.agent.member_replies import stopped_before_the_end
+from autobyteus_like.agent.member_replies import fail_every
 from autobyteus_like.agent.publication import Publication
 from autobyteus_like.agent.session_log import SessionLog, SessionLogHooks
 from autobyteus_like.agent.subscription import EventPublisher
@@ -45,7 +45,7 @@ from autobyteus_like.errors import (
 from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.handlers.handler_registry import HandlerRegistry
 from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
@@ -131,8 +131,10 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, ConversationQuery):
             return self.ctx.system_prompt, tuple(self.ctx.messages)
         elif isinstance(message, HandOver):
+            from autobyteus_like.handlers.turn_resume import conversation_snapshot
+
             self._handed_over = True
-            return self.ctx
+            return conversation_snapshot(self.ctx)
         elif isinstance(message, ToolsRefreshed):
             self._services.refreshed = message
             return None
@@ -229,13 +231,10 @@ class AgentActor(FastInboxActor):
 
     def on_stop(self) -> None:
         self._services.stop()
-        stopped = stopped_before_the_end(self.ctx.name)
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
             pending.append(self.ctx.turn.reply)
-        for reply in pending:
-            if reply is not None and not reply.done():
-                reply.set_exception(stopped)
+        fail_every(pending, self.ctx.name)
         self.ctx.set_status(AgentStatus.STOPPED)
         while self.ctx.outbox:
             self._publisher.publish(self.ctx.outbox.popleft())

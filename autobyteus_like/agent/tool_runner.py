@@ -42,11 +42,11 @@ from autobyteus_like.agent.deadlines import Deadlines
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
 from autobyteus_like.tools.result_values import DEFAULT_MAX_RESULT_CHARS
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["STOP_GRACE_S", "ToolRunner"]
 

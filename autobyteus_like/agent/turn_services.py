@@ -22,9 +22,9 @@ from autobyteus_like.formats import NATIVE
 from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.parsers.call_builder import CallBuilder
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.actor_messages import ToolsRefreshed

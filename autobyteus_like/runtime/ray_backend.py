@@ -21,7 +21,6 @@ from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.mail_room import MailRoom
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import portable
-from autobyteus_like.runtime.config import MemberResources, RayRuntime
 from autobyteus_like.runtime.ray_host import host_class
 from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_member import RemoteMember
@@ -31,6 +30,7 @@ from autobyteus_like.runtime.ray_sessions import session_address
 from autobyteus_like.runtime.ray_team_budget import open_keeper
 from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
+from autobyteus_like.runtime.runtime_config import MemberResources, RayRuntime
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 from autobyteus_like.usage.report import TeamUsage
 

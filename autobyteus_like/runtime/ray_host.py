@@ -37,9 +37,9 @@ from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.tool_context import ToolContext
 from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["MemberHost", "host_class", "start_member"]

@@ -20,8 +20,8 @@ from typing import Any
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks.protocol import CallKind
 from autobyteus_like.usage.budget import RunBudget
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.report import TeamUsage
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 __all__ = ["KeptRunBudget", "TeamBudgetAddress", "TeamBudgetKeeper", "open_keeper",
            "take_address"]

@@ -25,7 +25,7 @@ from autobyteus_like.agent.subscription import AsyncEventSubscription
 from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.llm.messages import Message
-from autobyteus_like.runtime.config import RayRuntime
+from autobyteus_like.runtime.runtime_config import RayRuntime
 from autobyteus_like.serving.approval import ApprovalPolicy
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import (

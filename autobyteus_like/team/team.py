@@ -28,8 +28,8 @@ from autobyteus_like.mail.mail_room import MailRoom
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
 from autobyteus_like.runtime.backend import Member
-from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.team_answers import TeamAnswers
+from autobyteus_like.team.team_config import TeamConfig
 from autobyteus_like.tools.registry import (
     ToolLike,
     ToolRegistry,
