@@ -2,6 +2,33 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+from tests.leftover_processes import left_running, mark_this_run
+
+# Property tests judge what a parser or a guard returns, never how fast: on a loaded 2-core
+# machine one example can take seconds of wall time, which Hypothesis's default deadline
+# (200 ms) and its too_slow health check would report as failures. Tests that set their own
+# settings keep them; these are the defaults they build on.
+settings.register_profile("loaded_machine", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("loaded_machine")
+
+RUN_MARK = mark_this_run()  # before any test starts a process
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Nothing the run started is left running (servers, browsers, Ray, what they started)."""
+    left = left_running(RUN_MARK)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(f"processes left running by the tests: {len(left)}", red=True)
+            for pid, command in left:
+                reporter.write_line(f"  {pid} {command}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 # What makes a test slow (seconds, not milliseconds): a Ray cluster, a real model, a fresh
 # virtual environment. Such tests are marked ``slow`` here, by what they use, so the fast loop

@@ -110,6 +110,7 @@ def test_run_with_a_store_below_a_file_is_one_line(software_team, tmp_path, caps
     assert err.startswith("error: cannot open the session store") and "Traceback" not in err
 
 
+@pytest.mark.slow  # the write waits out the store's 10 s busy timeout
 def test_a_busy_store_is_read_and_a_write_to_it_is_one_line_not_a_traceback(tmp_path, capsys):
     store = tmp_path / "x.sessions.db"
     opened = open_store(store)

@@ -30,10 +30,10 @@ def test_ordinary_schemas_pass_references_and_recursion_included():
 
 
 def test_a_reference_bomb_is_refused_in_linear_time():
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: a loaded machine's waits for a core do not count
     problem = schema_problem(_bomb(60))  # 2**60 nodes if it were inlined
     assert problem is not None and "once its $refs are inlined" in problem
-    assert time.perf_counter() - started < 1
+    assert time.thread_time() - started < 1
 
 
 def test_deep_huge_wrong_and_invalid_schemas_are_refused_with_a_reason():

@@ -30,6 +30,7 @@ def test_twenty_thousand_unmatched_braces_then_a_call(fmt):
     assert calls(result) == [("f", {})]
 
 
+@pytest.mark.slow  # a million one-character chunks
 @pytest.mark.parametrize("fmt", ["xml", "json", "execute"])
 def test_a_one_megabyte_argument_whole_and_one_character_at_a_time(fmt):
     import json

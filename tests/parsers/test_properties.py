@@ -128,6 +128,7 @@ def _same(text: str, fmt: str, sizes: list[int]) -> None:
     assert streamed.text == whole.text
 
 
+@pytest.mark.slow  # 150 generated replies per format, each streamed in chunks
 @pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), sizes=st.lists(st.integers(1, 9), min_size=1, max_size=6))
@@ -142,6 +143,7 @@ def test_arbitrary_text_never_raises_and_streams_the_same(fmt, text, sizes):
     _same(text, fmt, sizes)
 
 
+@pytest.mark.slow  # 150 generated replies per format, each streamed in chunks
 @pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), sizes=st.lists(st.integers(1, 400), min_size=1, max_size=4))

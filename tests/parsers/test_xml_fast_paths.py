@@ -118,6 +118,7 @@ def assert_same(new: ParseResult, old: ParseResult) -> None:
     assert new.text == old.text
 
 
+@pytest.mark.slow  # 400 documents, each read whole and in chunks by both parsers
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=documents(), with_tools=st.booleans(),
        sizes=st.lists(st.integers(1, 40), min_size=1, max_size=5))
@@ -154,6 +155,7 @@ def written(draw: st.DrawFn, value: Any) -> str:
     return "".join(f'{space}<arg name="{k}">{draw(written(v))}</arg>' for k, v in value.items())
 
 
+@pytest.mark.slow  # 200 generated documents, each read whole and in chunks
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), count=st.integers(1, 4))
 def test_generated_calls_give_the_arguments_they_were_written_from(data, count):

@@ -13,6 +13,7 @@ import pytest
 from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.runtime import RayRuntime
+from tests.leftover_processes import started_by_this_run
 from tests.mcp.helpers import SDK_SERVER, alive, sdk_stdio, wait_until
 from tests.runtime.helpers import call, member, team_config, until_quiet
 from tests.runtime.test_faults import wait_restarted
@@ -22,7 +23,8 @@ pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
 
 
 def servers() -> list[int]:
-    """The pids of the fixture servers running now (this worktree's file), guards excluded."""
+    """The pids of the fixture servers this test run started that run now, guards excluded
+    (another run's servers, or those an interrupted run left, are not this run's)."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -32,7 +34,8 @@ def servers() -> list[int]:
                 argv = cmdline.read().split(b"\0")
         except OSError:
             continue
-        if len(argv) > 1 and argv[1] == SDK_SERVER.encode() and alive(int(name)):
+        if (len(argv) > 1 and argv[1] == SDK_SERVER.encode() and alive(int(name))
+                and started_by_this_run(int(name))):
             found.append(int(name))
     return found
 

@@ -84,6 +84,7 @@ def _bodies(folder: Path) -> list[str]:
     return path.read_text().split() if path.exists() else []
 
 
+@pytest.mark.slow  # two command-line runs in subprocesses
 def test_a_killed_run_resumes_with_the_budget_it_had_spent(tmp_path, store_url):
     folder = tmp_path
     env = {**os.environ, "TEST_KEY": "k", "PYTHONUNBUFFERED": "1"}

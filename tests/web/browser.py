@@ -31,7 +31,8 @@ def browser_page(viewport: dict[str, int] | None = None) -> Iterator[Any]:
             try:
                 context = playwright.chromium.launch_persistent_context(
                     profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                    viewport=viewport or {"width": 1280, "height": 900})
+                    viewport=viewport or {"width": 1280, "height": 900},
+                    timeout=120_000)  # a loaded machine starts it slowly: not a reason to skip
             except Exception as exc:  # a browser that cannot start here
                 pytest.skip(f"chromium could not be started: {str(exc).splitlines()[0]}")
             try:

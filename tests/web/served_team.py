@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from tests.mcp.helpers import wait_until
+
 TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 
 
@@ -29,6 +31,14 @@ def write_team(folder: Path, members: list[dict[str, Any]], name: str = "webteam
     path.write_text(yaml.safe_dump({"name": name, "coordinator": members[0]["name"],
                                     "members": members}))
     return path
+
+
+def body_running(marker: Path) -> None:
+    """Wait until the ``wait`` tool's body has begun (it writes its marker first). The
+    tool_started event says the call was started; its body, a coroutine, may not have run a line
+    yet, and a stop then cancels a body that never began, leaving no marker to judge by.
+    Another process writes the file, nothing signals it: poll."""
+    assert wait_until(lambda: marker.exists() and marker.read_text() != ""), "never began"
 
 
 class WebServer:

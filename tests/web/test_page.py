@@ -10,7 +10,7 @@ import pytest
 
 from tests.serving.left_sessions import killed_mid_tool, waiting_team
 from tests.web.browser import browser_page
-from tests.web.served_team import TOOLS, WebServer, call, write_team
+from tests.web.served_team import TOOLS, WebServer, body_running, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server and a real browser
 
@@ -102,6 +102,7 @@ def test_watch_approve_deny_reload_and_stop_a_team(team_server):
         page.fill("#message", "now wait")
         page.click("#send")
         lead.locator(".call .state", has_text="running").wait_for()
+        body_running(waited)
         page.click("#stop")
         page.wait_for_selector("#run-state[data-state=stopped]")
         assert waited.read_text() == "cancelled"

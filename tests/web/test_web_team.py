@@ -12,7 +12,7 @@ import pytest
 
 from autobyteus_like.store import CallState, open_store
 from tests.serving.left_sessions import killed_mid_tool, waiting_team
-from tests.web.served_team import TOOLS, WebServer, call, write_team
+from tests.web.served_team import TOOLS, WebServer, body_running, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server in a subprocess per test
 
@@ -82,6 +82,7 @@ def test_a_denial_reaches_the_model_and_stop_cuts_a_run(tmp_path):
         for _, event in server.stream(last_event_id=last):
             if event["type"] == "CUSTOM" and event["name"] == "autobyteus.tool_started":
                 break
+        body_running(waited)
         assert server.post("/api/run", {"message": "again"})[0] == 409  # one run at a time
         assert server.post("/api/stop")[1] == {"stopped": True}
         end = server.events(last_event_id=last, until="RUN_FINISHED")[-1][1]
@@ -180,6 +181,7 @@ def test_with_a_session_stop_ends_the_turn_in_the_store_and_the_next_run_is_fres
         for _, event in server.stream():
             if event["type"] == "CUSTOM" and event["name"] == "autobyteus.tool_started":
                 break
+        body_running(waited)
         assert server.post("/api/stop")[1] == {"stopped": True}
         end = server.events(until="RUN_FINISHED")
         assert end[-1][1]["outcome"] == {"type": "cancelled"}
