@@ -16,7 +16,7 @@ ROOT = Path(autobyteus_like.__file__).parent
 MAX_LINES = 400
 
 LAYERS: list[set[str]] = [
-    {"errors", "error_codes", "extras", "config_problems"},
+    {"errors", "error_codes", "extras", "config_problems", "frozen_values"},
     {"tools"},
     {"llm", "mcp"},
     {"formatters", "parsers"},
