@@ -98,8 +98,8 @@ def _warning_line(message: Warning | str, category: type[Warning], filename: str
 def _handle(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # Ctrl-C; or SIGTERM while a served team starts
+        print(f"interrupted{f' by {exc}' if str(exc) else ''}", file=sys.stderr)
         return 130
     except (ConfigError, UsageError, StoreError, MissingExtraError) as exc:  # StoreError: a
         # store or session that cannot be used (in use by another process, a newer release)

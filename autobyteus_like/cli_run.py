@@ -49,7 +49,10 @@ def add_run_command(commands: Any) -> None:
     run.add_argument("--verbose", "-v", action="store_true",
                      help="show whole arguments and results in the live view")
     run.add_argument("--timeout", type=_seconds, default=300.0,
-                     help="give up after this many seconds (default 300)")
+                     help="stop the run after this many seconds (default 300), counted from "
+                          "when the team has started: starting its MCP servers and placing "
+                          "its Ray hosts is bounded by their own startup_timeout_s and "
+                          "start_timeout_s instead")
     add_session_options(run, "the run")
     run.add_argument("--fsync", action="store_true",
                      help="with a SQLite store: sync every commit to disk, so the session also "
@@ -129,13 +132,13 @@ def _run(args: argparse.Namespace) -> int:
 def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
               ) -> int:
     view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
-    started = time.perf_counter()
-    deadline = started + args.timeout
     outcome: TeamQuiescent | None = None
     failure: str | None = None
     detached = False
     waiting = WaitingForPeople()
     with team:
+        started = time.perf_counter()  # the run's time: the team's start-up is not counted
+        deadline = started + args.timeout
         events = team.events()
         resumed = team.begin_resume() if session is not None else False
         if args.message is not None:
@@ -180,7 +183,7 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
 
 def _finished_already(args: argparse.Namespace, team: AgentTeam, session: Session,
                       view: EventView) -> int:
-    """Resuming a session whose last run finished shows how it ended (as a durable engine
+    """Resuming a session whose last run finished shows how it ended (as a workflow engine
     returns a finished workflow's result): its answer (exit 0) or its error (exit 1)."""
     coordinator = team.config.coordinator
     asked = [turn for turn in session.store.turns(session.name, coordinator)

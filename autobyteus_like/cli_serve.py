@@ -5,12 +5,20 @@ command says which in one line."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.cli_sessions import add_session_options, team_store_location
+from autobyteus_like.cli_sessions import (
+    add_session_options,
+    store_folder_refused,
+    team_store_location,
+)
 from autobyteus_like.cli_tools import load_tools
+from autobyteus_like.errors import UsageError
 from autobyteus_like.extras import require_extra
 from autobyteus_like.team import TeamConfig
+
+if TYPE_CHECKING:
+    from autobyteus_like.store import Session
 
 __all__ = ["add_serve_commands"]
 
@@ -34,6 +42,15 @@ def add_serve_commands(commands: Any) -> None:
                                 "other calls that need approval are denied")
     serve_mcp.add_argument("--yes", "-y", action="store_true",
                            help="approve every call that needs approval")
+    add_session_options(serve_mcp, "the team's work (each ask a new run of it)")
+    unfinished = serve_mcp.add_mutually_exclusive_group()
+    unfinished.add_argument("--resume", action="store_true",
+                            help="with --session: go on with what its last process left "
+                                 "unfinished before serving (without this or --abandon, such "
+                                 "a session is refused)")
+    unfinished.add_argument("--abandon", metavar="REASON",
+                            help="with --session: end what its last process left unfinished "
+                                 "(its turn fails with REASON) before serving")
     serve_mcp.set_defaults(handler=_serve_mcp)
     serve = commands.add_parser(
         "serve", help="watch and steer a team in the browser (AG-UI over SSE)",
@@ -60,6 +77,18 @@ def _address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _open_session(args: argparse.Namespace, config: TeamConfig) -> Session | None:
+    """The session ``--session`` names in its store (None without it), as ``run`` opens it:
+    started, or continued; held (leased) once the team starts."""
+    if args.session is None:
+        return None
+    from autobyteus_like.store import Session
+
+    location = args.store or team_store_location(args.team, config.store)
+    store_folder_refused(location)
+    return Session(args.session, location)
+
+
 def _serve_mcp(args: argparse.Namespace) -> int:
     """Serve the team as an MCP server until the client leaves or a signal arrives."""
     require_extra("mcp", "serve-mcp")
@@ -67,11 +96,22 @@ def _serve_mcp(args: argparse.Namespace) -> int:
     from autobyteus_like.serving.mcp_server import serve
     from autobyteus_like.serving.team_host import TeamHost
 
+    if args.session is None and (args.resume or args.abandon is not None):
+        raise UsageError(f"{'--resume' if args.resume else '--abandon'} needs --session NAME "
+                         "(the session whose unfinished work to settle)")
+    if args.abandon is not None and not args.abandon.strip():
+        raise UsageError("--abandon needs a reason (it is stored as the turn's error)")
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     approved = ["*"] if args.yes else list(args.approve or [])
-    host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved))
-    serve(host, http=args.http, members=args.members)
+    session = _open_session(args, config)
+    try:
+        host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved), session=session)
+        serve(host, http=args.http, members=args.members, resume=args.resume,
+              abandon=args.abandon)
+    finally:
+        if session is not None:
+            session.close()
     return 0
 
 
@@ -83,12 +123,7 @@ def _serve_web(args: argparse.Namespace) -> int:
 
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
-    session = None
-    if args.session is not None:
-        from autobyteus_like.store import Session
-
-        session = Session(args.session, args.store or team_store_location(args.team,
-                                                                          config.store))
+    session = _open_session(args, config)
     try:
         serve_web(TeamHost(config, tools=tools, session=session), http=args.http)
     finally:

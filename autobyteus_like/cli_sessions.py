@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from autobyteus_like.team import TeamConfig
 
 __all__ = ["WaitingForPeople", "add_session_commands", "add_session_options", "open_cli_store",
-           "open_run_session", "print_waiting", "team_store_location"]
+           "open_run_session", "print_waiting", "store_folder_refused", "team_store_location"]
 
 STORE_VARIABLE = "AUTOBYTEUS_LIKE_STORE"
 
@@ -45,6 +45,13 @@ def team_store_location(team_file: str | Path, store: str | None) -> str:
     if store.startswith(("postgresql://", "postgres://", "sqlite:///")):
         return store
     return str(path.parent / store)
+
+
+def store_folder_refused(location: str) -> None:
+    """``UsageError`` when a store's path names a folder (a store is a file or a URL)."""
+    if Path(location.removeprefix("sqlite:///")).is_dir():
+        raise UsageError(f"--store {location}: a folder, not a session store; give a SQLite "
+                         "file's path (made if missing) or a postgresql:// URL")
 
 
 def _location(args: argparse.Namespace) -> str:
@@ -130,6 +137,7 @@ def open_run_session(args: argparse.Namespace, config: TeamConfig) -> Session | 
     from autobyteus_like.store import Session
 
     location = args.store or team_store_location(args.team, config.store)
+    store_folder_refused(location)
     session = Session(args.session, location, durability="power" if args.fsync else "process")
     if args.message is None and session.store.session(args.session) is None:
         session.close()

@@ -31,14 +31,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from autobyteus_like.agent.deadlines import Deadlines
 from autobyteus_like.agent.tool_runner import ToolRunner
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
 from autobyteus_like.tools.registry import acquire_all
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.tools.tool_context import ToolContext
 
 ROUNDS = 9
 CALLS = 300
@@ -94,7 +95,8 @@ class _AgentSide:
 
     def __init__(self, definition: ToolDefinition, arguments: dict[str, Any]) -> None:
         self._results: queue.SimpleQueue[AgentEvent] = queue.SimpleQueue()
-        self._runner = ToolRunner("bench", self._results.put, max_workers=8)
+        # its deadlines are the agent's to fire; none comes due in a benchmark's calls
+        self._runner = ToolRunner("bench", self._results.put, Deadlines("bench"), max_workers=8)
         self._definition = definition
         self._arguments = arguments
         self._count = 0

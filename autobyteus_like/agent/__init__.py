@@ -1,8 +1,10 @@
 """Agents: configuration, the member's LLM (its call rules on every request; with ``tool_format:
 auto`` the format adapting to the server: ``format_adapting``), the actor (the mailbox that
 drives the turn machine in ``handlers``), its services (the LLM worker, the tool runner,
-hand-offs), what is published (redaction), the session log, the hooks of a run, and the
-embedding facade ``Agent``."""
+hand-offs), what is published (redaction), the session log, the hooks of a run, the replies
+a member owes (``member_replies``: one wording for every runtime), and the embedding facade
+``Agent`` (resuming through ``agent_resume``), which sees its actor's state only as values
+(a ``TurnSnapshot``, the conversation), never its context."""
 
 from autobyteus_like.agent.actor import AgentActor
 from autobyteus_like.agent.agent import Agent

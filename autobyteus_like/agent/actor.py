@@ -3,7 +3,7 @@
 Every event is handed to the handler registered for its type (the turn machine, which calls
 the hooks at each step: a session writer stores it then), then published to subscribers;
 events that handlers emit are processed in FIFO order before the next message. Blocking work
-(LLM streaming, tool bodies) runs on the LLM worker actor and the tool runner
+(LLM streaming, tool bodies) runs on the LLM worker and the tool runner
 (``turn_services``), which answer with events, so this actor is always free for approvals,
 messages and stop. A mailbox message may carry several events (the LLM's last piece of text
 and the end of its response), handled in order as if they had come one by one.
@@ -28,9 +28,11 @@ from autobyteus_like.agent.actor_messages import (
     ToolsRefreshed,
 )
 from autobyteus_like.agent.config import AgentConfig
-from autobyteus_like.agent.fast_inbox import FastInboxActor
-from autobyteus_like.agent.member_replies import stopped_before_the_end
+from autobyteus_like.agent.deadlines import Deadlines
+from autobyteus_like.agent.fast_inbox import DEADLINES_DUE, DeadlineInbox, FastInboxActor
+from autobyteus_like.agent.member_replies import fail_every
 from autobyteus_like.agent.publication import Publication
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.session_log import SessionLog, SessionLogHooks
 from autobyteus_like.agent.subscription import EventPublisher
 from autobyteus_like.agent.turn_checks import turn_checks
@@ -45,7 +47,7 @@ from autobyteus_like.errors import (
 from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
-from autobyteus_like.handlers.registry import HandlerRegistry
+from autobyteus_like.handlers.handler_registry import HandlerRegistry
 from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
@@ -61,7 +63,12 @@ __all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
 
 class AgentActor(FastInboxActor):
-    """One agent. Talk to it only by ``tell``-ing events; it never waits on another actor."""
+    """One agent. Talk to it only by ``tell``-ing events; it never waits on another actor.
+    Its mailbox keeps its tool calls' deadlines: it fires them itself, between messages."""
+
+    @staticmethod
+    def _create_actor_inbox() -> DeadlineInbox:
+        return DeadlineInbox()
 
     def __init__(
         self,
@@ -80,7 +87,12 @@ class AgentActor(FastInboxActor):
         self._publisher = publisher
         self._threads = threads
         self._publication = Publication(tools)
-        self._services = TurnServices(config, self._post, threads, self._publication)
+        self._deadlines = Deadlines(config.name)
+        inbox = self.actor_inbox
+        assert isinstance(inbox, DeadlineInbox)
+        inbox.deadlines = self._deadlines
+        self._services = TurnServices(config, self._post, threads, self._publication,
+                                      self._deadlines)
         self._ended: UsageLimitExceededError | None = None
         self._handed_over = False
         """Stopped for a new run: the subscriptions stay open for the next actor."""
@@ -110,6 +122,7 @@ class AgentActor(FastInboxActor):
         return event_type in self._taken or self._publisher.has_subscribers
 
     def on_start(self) -> None:
+        wake_quietly()
         self._threads.append(threading.current_thread())
 
     def _post(self, event: AgentEvent | tuple[AgentEvent, ...]) -> None:
@@ -128,11 +141,16 @@ class AgentActor(FastInboxActor):
             outbox.append(message)
         elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
             outbox.extend(message)
+        elif message is DEADLINES_DUE:  # the mailbox waited until a tool call's deadline
+            self._deadlines.fire_due()  # their TIMEOUT results come as the next messages
+            return None
         elif isinstance(message, ConversationQuery):
             return self.ctx.system_prompt, tuple(self.ctx.messages)
         elif isinstance(message, HandOver):
+            from autobyteus_like.handlers.turn_resume import conversation_snapshot
+
             self._handed_over = True
-            return self.ctx
+            return conversation_snapshot(self.ctx)
         elif isinstance(message, ToolsRefreshed):
             self._services.refreshed = message
             return None
@@ -229,13 +247,10 @@ class AgentActor(FastInboxActor):
 
     def on_stop(self) -> None:
         self._services.stop()
-        stopped = stopped_before_the_end(self.ctx.name)
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
             pending.append(self.ctx.turn.reply)
-        for reply in pending:
-            if reply is not None and not reply.done():
-                reply.set_exception(stopped)
+        fail_every(pending, self.ctx.name)
         self.ctx.set_status(AgentStatus.STOPPED)
         while self.ctx.outbox:
             self._publisher.publish(self.ctx.outbox.popleft())

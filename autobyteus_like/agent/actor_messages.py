@@ -22,8 +22,9 @@ class ConversationQuery:
 
 @dataclass(frozen=True)
 class HandOver:
-    """Ask the actor (``ask``) for its context, the last thing before it is stopped for a new
-    run of its agent: its stop then leaves the event subscriptions open for the next actor."""
+    """Ask the actor (``ask``) for its conversation as a ``TurnSnapshot`` (history, call ids,
+    request count), the last thing before it is stopped for a new run of its agent: its stop
+    then leaves the event subscriptions open for the next actor."""
 
 
 @dataclass(frozen=True)

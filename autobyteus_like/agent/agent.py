@@ -61,7 +61,6 @@ from autobyteus_like.tracing.settings import Tracing, current_parent
 from autobyteus_like.usage.report import AgentUsage, TeamUsage, UsageReport
 
 if TYPE_CHECKING:
-    from autobyteus_like.handlers.context import AgentContext
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.store.session import Session
 
@@ -288,17 +287,15 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             ref, self._ref = self._ref, None
         if ref is None:
             raise not_running(self.name)
-        ctx: AgentContext = ref.ask(HandOver(), timeout=timeout)  # type: ignore[assignment]
+        handed: TurnSnapshot = ref.ask(HandOver(), timeout=timeout)  # type: ignore[assignment]
         self._stop_actor(ref, timeout)
         self._kept_llm = self._built_llm
         if self.session is not None:
             self.session.stopped(self.name)  # written again by the next actor
         else:
-            from autobyteus_like.store.restore import TurnSnapshot
-
-            self._restored = TurnSnapshot(
-                messages=list(ctx.messages if conversation is None else conversation),
-                used_ids=ctx.ids.used(), request_no=ctx.requests)
+            if conversation is not None:
+                handed.messages = list(conversation)
+            self._restored = handed
         with self._lock:
             self._threads[:] = [thread for thread in self._threads if thread.is_alive()]
             self._start_actor()
@@ -310,7 +307,9 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         ref = self._ref
         if ref is None:
             raise not_running(self.name)
-        return list(ref.proxy().ctx.get(timeout=10).messages)
+        answer: tuple[str, tuple[Message, ...]] = ref.ask(  # type: ignore[assignment]
+            ConversationQuery(), timeout=10)
+        return list(answer[1])
 
     @property
     def running(self) -> bool:

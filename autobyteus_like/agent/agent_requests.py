@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pykka
 
-from autobyteus_like.errors import AgentStoppedError, UnknownApprovalError
+from autobyteus_like.agent.member_replies import not_running
+from autobyteus_like.errors import UnknownApprovalError
 from autobyteus_like.events import AgentEvent, ApprovalDenied, ApprovalGranted
 from autobyteus_like.history.history_messages import HistoryMessage
 from autobyteus_like.tools.image_content import ImageContent
@@ -88,10 +89,10 @@ class AgentRequests:
     def _check_waiting(self, invocation_id: str) -> None:
         ref = self._ref
         if ref is None:
-            raise AgentStoppedError(f"agent {self.name!r} is not running; use 'with agent:' first")
+            raise not_running(self.name)
         try:
             waiting: list[str] = ref.proxy().waiting_approvals().get(timeout=10)
         except pykka.ActorDeadError:
-            raise AgentStoppedError(f"agent {self.name!r} is not running") from None
+            raise not_running(self.name) from None
         if invocation_id not in waiting:
             raise UnknownApprovalError(self.name, invocation_id, waiting)

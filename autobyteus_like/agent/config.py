@@ -31,8 +31,8 @@ from autobyteus_like.tools.call_rules import CallRules, ToolChoice
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry, as_definition
 from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.prices import PriceTable
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 if TYPE_CHECKING:
     from autobyteus_like.output.output_spec import OutputSpec

@@ -1,9 +1,11 @@
-"""Deadlines: a thread that calls back for every entry whose time has passed.
+"""Deadlines: callbacks due at a time, fired by the thread that owns them, between its messages.
 
 Tool timeouts must fire even when the tools' asyncio loop is blocked (an async tool that calls
-``time.sleep``) or every pool thread is stuck, so they live on a thread of their own. While
-entries exist it wakes every ``poll_s``; adding an entry never wakes it unless it sleeps idle
-(a wake-up per call cost ~80 us on the reference machine), so a call pays one dict insert.
+``time.sleep``) or every pool thread is stuck. The agent's actor is neither: it never runs a tool
+body nor waits on one. So its mailbox keeps the deadlines (``DeadlineInbox``): before the actor
+sleeps, the mailbox waits for the next message at most until the earliest deadline, and if none
+came by then the actor fires what is due. No thread of its own (an agent used to keep one for
+this, 500 threads on a host of 500 agents), and nothing to wake when a call starts or ends.
 """
 
 from __future__ import annotations
@@ -18,63 +20,52 @@ __all__ = ["Deadlines"]
 
 
 class Deadlines:
-    """``add(key, seconds, overdue)``; ``overdue()`` runs on this object's thread once the time
-    has passed, unless ``remove(key)`` came first. The thread starts on the first entry."""
+    """``add(key, seconds, overdue)``; ``overdue()`` runs in ``fire_due`` once the time has
+    passed, unless ``remove(key)`` came first. ``add`` and ``fire_due`` belong to the owner's
+    thread (it asks ``wait_s`` before it sleeps, so an entry added elsewhere while it sleeps
+    would be seen only at its next message); ``remove`` and ``stop`` may come from any thread."""
 
-    def __init__(self, name: str, poll_s: float = 0.05) -> None:
+    def __init__(self, name: str) -> None:
         self._name = name
-        self._poll_s = poll_s
         self._entries: dict[Hashable, tuple[float, Callable[[], None]]] = {}
-        self._wake = threading.Condition(threading.Lock())
-        self._idle = True
+        self._lock = threading.Lock()
         self._stopped = False
-        self._thread: threading.Thread | None = None
 
     def add(self, key: Hashable, seconds: float, overdue: Callable[[], None]) -> None:
         """Call ``overdue`` after ``seconds`` unless removed first."""
-        with self._wake:
-            if self._stopped:
-                return
-            self._entries[key] = (time.monotonic() + seconds, overdue)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=f"{self._name}-deadlines",
-                                                daemon=True)
-                self._thread.start()
-            elif self._idle:
-                self._wake.notify()
+        with self._lock:
+            if not self._stopped:
+                self._entries[key] = (time.monotonic() + seconds, overdue)
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key`` (its call finished in time)."""
-        with self._wake:
+        with self._lock:
             self._entries.pop(key, None)
 
-    def _run(self) -> None:
-        while True:
-            with self._wake:
-                while not self._entries and not self._stopped:
-                    self._idle = True
-                    self._wake.wait()
-                self._idle = False
-                if self._stopped:
-                    return
-                self._wake.wait(self._poll_s)
-                now = time.monotonic()
-                due = [(key, callback) for key, (at, callback) in self._entries.items()
-                       if at <= now]
-                for key, _ in due:
-                    del self._entries[key]
-            for _, callback in due:
-                try:
-                    callback()
-                except Exception as exc:  # one callback's bug must not stop every timeout
-                    logger.opt(exception=exc).error("{}: a deadline callback failed", self._name)
+    def wait_s(self) -> float | None:
+        """Seconds until the earliest entry is due (0 if one is), None if there is none."""
+        entries = self._entries
+        if not entries:
+            return None
+        with self._lock:
+            earliest = min((at for at, _ in entries.values()), default=None)
+        return None if earliest is None else max(0.0, earliest - time.monotonic())
+
+    def fire_due(self) -> None:
+        """Run (and forget) every entry whose time has passed, in the calling thread."""
+        now = time.monotonic()
+        with self._lock:
+            due = [(key, callback) for key, (at, callback) in self._entries.items() if at <= now]
+            for key, _ in due:
+                del self._entries[key]
+        for _, callback in due:
+            try:
+                callback()
+            except Exception as exc:  # one callback's bug must not stop every timeout
+                logger.opt(exception=exc).error("{}: a deadline callback failed", self._name)
 
     def stop(self) -> None:
-        """End the thread (pending entries never fire)."""
-        with self._wake:
+        """Forget every entry; later ones are ignored (pending entries never fire)."""
+        with self._lock:
             self._stopped = True
             self._entries.clear()
-            self._wake.notify()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(5)

@@ -28,9 +28,9 @@ from typing import Any
 from autobyteus_like.agent.member_llm import with_rules
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest
 from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import (
     Adaptation,

@@ -1,16 +1,18 @@
-"""The replies a member owes, kept one way for every runtime (the local ``Agent`` and a member
-in a Ray actor): a pending reply per message, settled when its turn ends, and every one failed
-at once, with one wording, when the member stops or its process dies."""
+"""The replies a member owes, settled and failed one way for every runtime: a turn's end
+settles its reply (``settle``), and a stop fails every reply still owed at once with one
+wording (``fail_every``). The local agent's replies travel with its turns (its actor fails
+those of the turn running and the messages waiting); a member in a Ray actor keeps them here,
+by message id (``PendingReplies``), until its host reports the turn's end."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 
 from autobyteus_like.errors import AgentStoppedError, AgentTurnError
 
-__all__ = ["PendingReplies", "not_running", "stopped_before_the_end"]
+__all__ = ["PendingReplies", "fail_every", "not_running", "settle", "stopped_before_the_end"]
 
 
 def not_running(member: str, how: str = "with agent:") -> AgentStoppedError:
@@ -83,10 +85,16 @@ class PendingReplies:
                 for key in owed:
                     del self._owed[key]
                     self._owners.pop(key, None)
-        error = stopped_before_the_end(self.member) if error is None else error
-        for reply in owed.values():
-            if not reply.done():
-                reply.set_exception(error)
+        fail_every(owed.values(), self.member, error)
+
+
+def fail_every(replies: Iterable[Future[str] | None], member: str,
+               error: BaseException | None = None) -> None:
+    """Fail each reply not yet done: with ``error``, by default the one wording of a stop."""
+    error = stopped_before_the_end(member) if error is None else error
+    for reply in replies:
+        if reply is not None and not reply.done():
+            reply.set_exception(error)
 
 
 def settle(reply: Future[str], member: str, answer: str, error: str | None) -> None:

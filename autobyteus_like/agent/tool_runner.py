@@ -2,11 +2,12 @@
 
 Sync tools run in a bounded worker pool and post their own result; async tools run on an
 asyncio loop on its own thread, or on the loop their tool is bound to (an MCP session's, see
-``ToolDefinition.call_soon``). Every call's deadline is kept by a thread of its own
-(``Deadlines``), so a timeout fires even when the loop is blocked or every pool thread is stuck;
-starting a call never has to wake another thread. Pool, loop and timer start on first use, so
-an idle agent costs no threads. Results come back to the agent as events, in whatever order
-calls finish, each exactly once: from the tool, or from its timeout.
+``ToolDefinition.call_soon``). Every call's deadline goes into the agent's ``Deadlines``, which
+the agent's own thread fires (it never runs a tool), so a timeout fires even when the loop is
+blocked or every pool thread is stuck; starting or ending a call never has to wake another
+thread. Pool and loop start on first use, so an idle agent costs no threads. Results come back
+to the agent as events, in whatever order calls finish, each exactly once: from the tool, or
+from its timeout.
 
 A call that times out, and every running call when the agent stops, is cancelled: its
 ``ToolContext.cancelled`` is set (tools that run subprocesses kill them then), an async body is
@@ -39,19 +40,23 @@ from autobyteus_like.agent.call_results import (
     timeout_result,
 )
 from autobyteus_like.agent.deadlines import Deadlines
+from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
 from autobyteus_like.tools.result_values import DEFAULT_MAX_RESULT_CHARS
+from autobyteus_like.tools.tool_context import ToolContext
 
-__all__ = ["STOP_GRACE_S", "ToolRunner"]
+__all__ = ["STOP_GRACE_S", "TOOL_THREAD_IDLE_S", "ToolRunner"]
 
 STOP_GRACE_S = 5.0
 """The longest a stop waits for a cancelled sync body that has not reached its deadline."""
+
+TOOL_THREAD_IDLE_S = 30.0
+"""A tool thread that ran no call for this long ends (the next call starts one)."""
 
 
 async def _awaited(value: Any) -> Any:
@@ -107,7 +112,7 @@ class _Call:
 
     def begin(self) -> bool:
         """Claim a sync call for the current thread; False if it timed out in the queue (its
-        TIMEOUT result is, or is about to be, delivered by the deadline thread)."""
+        TIMEOUT result is, or is about to be, delivered by its deadline)."""
         with self._lock:
             if self._settled or (self.deadline is not None and time.monotonic() >= self.deadline):
                 return False
@@ -133,8 +138,8 @@ def _cancel_task(call: _Call) -> None:
 class ToolRunner:
     """Executes calls and posts ``ToolResultReceived`` events through ``post``."""
 
-    def __init__(self, agent: str, post: Callable[[AgentEvent], None], max_workers: int,
-                 middleware: Sequence[Middleware] = (),
+    def __init__(self, agent: str, post: Callable[[AgentEvent], None], deadlines: Deadlines,
+                 max_workers: int, middleware: Sequence[Middleware] = (),
                  max_result_chars: int = DEFAULT_MAX_RESULT_CHARS) -> None:
         self._agent = agent
         self._max_result_chars = max_result_chars
@@ -144,7 +149,7 @@ class ToolRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._pool: WorkerPool | None = None
-        self._deadlines = Deadlines(agent)
+        self._deadlines = deadlines
         self._tasks: set[asyncio.Task[None]] = set()
         """Strong references: the loop keeps only weak ones to running tasks."""
         self._running: set[_Call] = set()
@@ -197,7 +202,7 @@ class ToolRunner:
             self._post(ToolResultReceived(agent=self._agent, result=result))
 
     def _overdue(self, call: _Call) -> None:
-        """The call's deadline passed (on the deadline thread): TIMEOUT, and cancel it."""
+        """The call's deadline passed (fired by the agent's thread): TIMEOUT, and cancel it."""
         if not call.settle():
             return
         call.context.cancelled.set()
@@ -215,7 +220,8 @@ class ToolRunner:
     def _ensure_pool(self) -> WorkerPool:
         with self._lock:
             if self._pool is None:
-                self._pool = WorkerPool(f"{self._agent}-tool", self._max_workers)
+                self._pool = WorkerPool(f"{self._agent}-tool", self._max_workers,
+                                        TOOL_THREAD_IDLE_S)
             return self._pool
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -230,6 +236,7 @@ class ToolRunner:
     def _run_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Run the tools' loop until the runner stops; a ``SystemExit`` raised by a task a tool
         left behind is logged and the loop goes on."""
+        wake_quietly()
         asyncio.set_event_loop(loop)
         loop.set_task_factory(self._new_task)
         while True:

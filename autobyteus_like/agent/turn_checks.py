@@ -1,53 +1,17 @@
 """The checks an agent runs where a turn would end or go on (``handlers.turn_verdict``): a
-tool's retry budget, then the typed output."""
+tool's retry budget (``handlers.tool_retry_budget``), then the typed output."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
-from autobyteus_like.errors import AgentTurnError
-from autobyteus_like.formatters.base import error_text
-from autobyteus_like.handlers.turn_verdict import TurnCheck, TurnVerdict
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.handlers.tool_retry_budget import ToolRetryBudget
+from autobyteus_like.handlers.turn_verdict import TurnCheck
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.config import AgentConfig
-    from autobyteus_like.handlers.context import AgentContext
 
 __all__ = ["ToolRetryBudget", "turn_checks"]
-
-_INVALID = frozenset({ErrorCode.INVALID_ARGS, ErrorCode.PARSE_ERROR, ErrorCode.MISSING_WHY})
-"""The failures that mean the model wrote the call wrongly (not that the tool failed)."""
-
-
-class ToolRetryBudget:
-    """``@tool(retries=n)``: the model may correct invalid calls of that tool n times in a
-    turn; the next invalid call ends the turn with an error naming the tool and the problem."""
-
-    def __init__(self) -> None:
-        self._turn_id: int | None = None
-        self._invalid: Counter[str] = Counter()
-
-    def __call__(self, ctx: AgentContext) -> TurnVerdict | None:
-        turn = ctx.turn
-        assert turn is not None
-        if turn.turn_id != self._turn_id:
-            self._turn_id, self._invalid = turn.turn_id, Counter()
-        for slot in turn.schedule:
-            result = slot.result
-            if result is None or result.error is None or result.error.code not in _INVALID:
-                continue
-            tool = slot.tool or ctx.tools.find(slot.invocation.name)
-            if tool is None or tool.retries is None:
-                continue
-            self._invalid[tool.name] += 1
-            if self._invalid[tool.name] > tool.retries:
-                return TurnVerdict(failure=AgentTurnError(ctx.name, (
-                    f"the tool {tool.name!r} was called wrongly {self._invalid[tool.name]} "
-                    f"times in this turn, more than its retries={tool.retries} allow; the last "
-                    f"problem: {error_text(result)}")))
-        return None
 
 
 def turn_checks(config: AgentConfig) -> tuple[TurnCheck, ...]:

@@ -13,22 +13,23 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import pykka
 from pydantic import BaseModel
 
 from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
 from autobyteus_like.agent.tool_runner import ToolRunner
 from autobyteus_like.formats import NATIVE
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.parsers.call_builder import CallBuilder
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.actor_messages import ToolsRefreshed
     from autobyteus_like.agent.config import AgentConfig
+    from autobyteus_like.agent.deadlines import Deadlines
     from autobyteus_like.agent.publication import Publication
     from autobyteus_like.events import AgentEvent
     from autobyteus_like.handlers.context import AgentContext
@@ -39,16 +40,18 @@ __all__ = ["TurnServices"]
 class TurnServices:
     """One agent's LLM worker (started on first use), tool runner and hand-offs."""
 
-    def __init__(self, config: AgentConfig, post: Callable[[AgentEvent], None],
-                 threads: list[threading.Thread], publication: Publication) -> None:
+    def __init__(self, config: AgentConfig,
+                 post: Callable[[AgentEvent | tuple[AgentEvent, ...]], None],
+                 threads: list[threading.Thread], publication: Publication,
+                 deadlines: Deadlines) -> None:
         self._config = config
         self._post = post
         self._threads = threads
         self._publication = publication
         self.cancel = Cancellation()
-        self.runner = ToolRunner(config.name, post, config.max_parallel_tools,
+        self.runner = ToolRunner(config.name, post, deadlines, config.max_parallel_tools,
                                  config.middleware, config.max_result_chars)
-        self.worker: pykka.ActorRef[LLMWorker] | None = None
+        self.worker: LLMWorker | None = None
         self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
         """Work for other threads, as (function, arguments), given to them by ``hand_over``."""
         self.refreshed: ToolsRefreshed | None = None
@@ -62,9 +65,10 @@ class TurnServices:
         if self.refreshed is not None and turn is not None and turn.iterations == 1:
             request = self._take_tools(ctx, self.refreshed, request)
         if self.worker is None:
-            self.worker = LLMWorker.start(ctx.name, self._config.llm, self._post, self.cancel,
-                                          self._threads)
-        self.handoffs.append((self.worker.tell, (StreamRequest(request_no, request),)))
+            llm = self._config.llm
+            assert isinstance(llm, LLM), "an agent builds its LLM before its actor starts"
+            self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads)
+        self.handoffs.append((self.worker.send, (StreamRequest(request_no, request),)))
 
     def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
                     ) -> LLMRequest:
@@ -102,4 +106,4 @@ class TurnServices:
         self.cancel.set()
         self.runner.stop()
         if self.worker is not None:
-            self.worker.stop(block=False)
+            self.worker.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from autobyteus_like.formats.format_names import ToolCallFormat
 from autobyteus_like.formats.format_registry import ToolFormat, builtin_format
-from autobyteus_like.formatters.base import ToolFormatter
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.parsers.parse_events import ParseResult
 from autobyteus_like.parsers.streaming import StreamingToolCallParser, ToolsArg
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator

@@ -17,9 +17,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.formats.format_names import ToolCallFormat
-from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.manifest import build_manifest, render_results
-from autobyteus_like.parsers.base import ParserFactory
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
+from autobyteus_like.parsers.format_parser import ParserFactory
 from autobyteus_like.parsers.streaming import StreamingToolCallParser, ToolsArg
 
 if TYPE_CHECKING:

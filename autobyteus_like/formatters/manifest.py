@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 
 from loguru import logger
 
-from autobyteus_like.formatters.base import ToolFormatter
 from autobyteus_like.formatters.example_values import example_arguments
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.json_schema import schema_type

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autobyteus_like.formatters.base import ToolFormatter, json_text
 from autobyteus_like.formatters.json_family import result_block
+from autobyteus_like.formatters.tool_formatter import ToolFormatter, json_text
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 

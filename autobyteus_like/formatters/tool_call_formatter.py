@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autobyteus_like.formatters.base import ToolFormatter, error_text, json_text
+from autobyteus_like.formatters.tool_formatter import ToolFormatter, error_text, json_text
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.json_schema import schema_type

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autobyteus_like.formatters.base import ToolFormatter
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.tools.call_rules import CallRules
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult

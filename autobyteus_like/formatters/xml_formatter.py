@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.formatters.base import ToolFormatter
+from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.json_schema import schema_type, unwrap_optional

@@ -1,8 +1,11 @@
 """The turn machine: one module per event handler, looked up by event type in a per-agent
 registry, and the turn's state (``context``), steps (``turn_steps``), scheduling policy
-(``scheduling``), the end of a run on a verdict (``run_end``) and resuming from a snapshot
-(``turn_resume``). Every step calls the agent's hooks (``autobyteus_like.hooks``)
-unconditionally; only this package and the agent's actor import ``AgentContext``."""
+(``scheduling``), the end of a run on a verdict (``run_end``), the checks where a turn would
+end (``turn_verdict``: typed output, ``tool_retry_budget``) and resuming from a snapshot
+(``turn_resume``: one pure function turns a ``TurnSnapshot`` into a ``ResumePlan``). Every
+step calls the agent's hooks (``autobyteus_like.hooks``) unconditionally; only this package
+and the agent's actor and its services import ``AgentContext``, and only agent/ imports this
+package (tests/test_layers.py)."""
 
 from autobyteus_like.events import (
     ApprovalDenied,
@@ -16,8 +19,8 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
+from autobyteus_like.handlers.handler_registry import EventHandler, HandlerRegistry
 from autobyteus_like.handlers.llm_response_handler import LLMResponseHandler
-from autobyteus_like.handlers.registry import EventHandler, HandlerRegistry
 from autobyteus_like.handlers.tool_invocation_handler import ToolInvocationHandler
 from autobyteus_like.handlers.tool_result_handler import ToolResultHandler
 from autobyteus_like.handlers.user_message_handler import UserMessageHandler

@@ -31,14 +31,14 @@ from autobyteus_like.formats import NATIVE, ToolFormat
 from autobyteus_like.handlers.scheduling import Slot, SlotState, TurnSchedule
 from autobyteus_like.hooks.protocol import AgentHooks
 from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_builder import CallBuilder
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.parse_events import ParseErrorInfo
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import OutputValidationError
-from autobyteus_like.formatters.base import error_text
+from autobyteus_like.formatters.tool_formatter import error_text
 from autobyteus_like.handlers.turn_verdict import TurnVerdict
 from autobyteus_like.output.output_spec import FINAL_RESULT, OutputSpec
 

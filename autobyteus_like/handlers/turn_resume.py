@@ -1,7 +1,8 @@
 """Resuming a stored turn: the agent picks up where its process stopped, from one value.
 
 The session gives a ``TurnSnapshot`` (``store/restore.py``). ``restore_context`` gives the
-context its history, call ids and request count when the agent starts; ``resume_turns`` is the
+context its history, call ids and request count when the agent starts (``conversation_snapshot``
+is its inverse: what a run hands the agent's next one); ``resume_turns`` is the
 one way to go on (or, with a reason, to give up) when asked. What the turn becomes is decided
 by one pure function, ``resumed_turn`` (tested alone):
 
@@ -45,11 +46,12 @@ if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
     from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["ResumedTurn", "restore_context", "resume_turns", "resumed_turn"]
+__all__ = ["ResumePlan", "conversation_snapshot", "restore_context", "resume_turns",
+           "resumed_turn"]
 
 
 @dataclass
-class ResumedTurn:
+class ResumePlan:
     """What the stored turn becomes: its state (the stored results in their slots), and what
     is left to do: the answer to end with, the next request to make (neither: the calls),
     the results to deliver now, the calls to ask about again."""
@@ -62,7 +64,7 @@ class ResumedTurn:
 
 
 def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolRegistry,
-                 sequential: bool) -> ResumedTurn:
+                 sequential: bool) -> ResumePlan:
     """The turn state ``snapshot.current`` resumes to (a pure function of its arguments)."""
     record = snapshot.current
     assert record is not None
@@ -70,10 +72,10 @@ def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolR
                      mail_id=record.mail_id, iterations=_iterations(snapshot.messages, record),
                      request_no=snapshot.request_no)
     if snapshot.answer is not None:
-        return ResumedTurn(turn, answer=snapshot.answer.strip())
+        return ResumePlan(turn, answer=snapshot.answer.strip())
     if snapshot.calls is None:
-        return ResumedTurn(turn, request_due=True)
-    resumed = ResumedTurn(turn)
+        return ResumePlan(turn, request_due=True)
+    resumed = ResumePlan(turn)
     turn.response_done = True
     for call in snapshot.calls:
         invocation = call.invocation
@@ -109,6 +111,15 @@ def restore_context(ctx: AgentContext, snapshot: TurnSnapshot) -> None:
     ctx.messages = list(snapshot.messages)
     ctx.ids.restore(snapshot.used_ids)
     ctx.requests = snapshot.request_no
+
+
+def conversation_snapshot(ctx: AgentContext) -> TurnSnapshot:
+    """The conversation, ids and request count as they stand, as the value ``restore_context``
+    takes: a run hands it to the agent's next run (no turn in it: a new run begins idle)."""
+    from autobyteus_like.store.restore import TurnSnapshot
+
+    return TurnSnapshot(messages=list(ctx.messages), used_ids=ctx.ids.used(),
+                        request_no=ctx.requests)
 
 
 def resume_turns(ctx: AgentContext, snapshot: TurnSnapshot,

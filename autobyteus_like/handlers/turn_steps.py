@@ -29,9 +29,9 @@ from autobyteus_like.handlers.context import AgentContext, TurnState
 from autobyteus_like.handlers.scheduling import Slot, TurnSchedule
 from autobyteus_like.handlers.turn_verdict import TurnVerdict
 from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.invocation import ErrorCode, ToolResult
 from autobyteus_like.tools.redaction import redact_invocation
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["advance", "complete_turn", "opening_text", "request_llm", "reset_conversation",
            "run_over", "start_ready_calls", "start_turn", "update_status"]

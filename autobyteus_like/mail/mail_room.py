@@ -80,8 +80,7 @@ class MailRoom:
         check_recipient(sender, recipient, self.members)
         session = self.session
         mail_id = f"{sender}/{call_id}" if call_id and session is not None else None
-        if mail_id is not None and session is not None and session.store.has_mail(
-                session.name, mail_id):
+        if mail_id is not None and session is not None and session.has_mail(mail_id):
             return f"delivered to {recipient}"  # stored before: delivered, or to be on resume
         try:
             self.send(recipient, content, sender, new_mail_id=mail_id,
@@ -143,7 +142,7 @@ class MailRoom:
             self._mail_seq += 1
             seq = self._mail_seq
         mail_id = mail_id or f"mail-{seq}"
-        session.store.queue_mail(session.name, MailRecord(
+        session.queue_mail(MailRecord(
             mail_id=mail_id, seq=seq, sender=sender, recipient=recipient, content=content,
             state=MailState.QUEUED))
         return mail_id

@@ -7,10 +7,10 @@ from collections.abc import Collection
 from typing import Protocol
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["SEND_MESSAGE_TOOL", "Router", "check_recipient", "send_message_tool"]
 

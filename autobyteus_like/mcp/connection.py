@@ -29,10 +29,10 @@ from mcp_types import CONNECTION_CLOSED, Implementation
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from autobyteus_like.errors import ConfigError
-from autobyteus_like.mcp.config import MCPServerConfig
 from autobyteus_like.mcp.failures import why
 from autobyteus_like.mcp.http_transport import SDK_SSE_EVENT_BYTES, capped_http_client
 from autobyteus_like.mcp.process_sweep import MARKER, kill_marked, new_token
+from autobyteus_like.mcp.server_config import MCPServerConfig
 from autobyteus_like.mcp.stderr_tail import StderrTail
 from autobyteus_like.mcp.stdio_transport import capped_stdio_client
 from autobyteus_like.mcp.stream_watch import WatchedReceiveStream

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autobyteus_like.errors import ToolDeclarationError
-from autobyteus_like.mcp.config import MCPServerConfig
 from autobyteus_like.mcp.schema_guard import schema_problem
+from autobyteus_like.mcp.server_config import MCPServerConfig
 from autobyteus_like.mcp.tool_names import local_tool_name
 from autobyteus_like.mcp.tool_policy import ToolPolicy
 from autobyteus_like.tools.definition import ToolDefinition

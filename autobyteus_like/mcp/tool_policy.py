@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-from autobyteus_like.mcp.config import MCPServerConfig
+from autobyteus_like.mcp.server_config import MCPServerConfig
 
 __all__ = ["ToolPolicy"]
 

@@ -20,7 +20,7 @@ from loguru import logger
 
 from autobyteus_like.errors import ConfigError, ToolFailure
 from autobyteus_like.extras import require_extra
-from autobyteus_like.mcp.config import SERVER_NAME, MCPServerConfig
+from autobyteus_like.mcp.server_config import SERVER_NAME, MCPServerConfig
 from autobyteus_like.mcp.tool_definitions import Listing
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
@@ -88,7 +88,7 @@ class MCPToolset:
     def acquire(self) -> Future[None]:
         """Take the toolset into use: the first user starts the server and lists its tools.
         The future fails with a ``ConfigError`` saying why the server could not start."""
-        from autobyteus_like.mcp.session import ToolsetSession  # the SDK, only when used
+        from autobyteus_like.mcp.toolset_session import ToolsetSession  # the SDK, only when used
 
         with self._lock:
             self._users += 1

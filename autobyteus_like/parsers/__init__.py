@@ -1,7 +1,7 @@
 """Reading tool calls back out of LLM text, streamed, one state machine per format; the
 format is given to them (by name in ``autobyteus_like.formats``, the layer above)."""
 
-from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.parse_events import (
     ParseErrorInfo,
     ParseEvent,

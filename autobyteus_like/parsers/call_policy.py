@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from autobyteus_like.parsers.base import FormatParser, ParserFactory
+from autobyteus_like.parsers.format_parser import FormatParser, ParserFactory
 from autobyteus_like.parsers.parse_events import (
     ParseEvent,
     ToolCallCompleted,

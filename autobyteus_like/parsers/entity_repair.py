@@ -18,7 +18,7 @@ import functools
 import html
 import re
 
-from autobyteus_like.parsers.base import FormatParser, ParserFactory
+from autobyteus_like.parsers.format_parser import FormatParser, ParserFactory
 from autobyteus_like.parsers.parse_events import ParseEvent
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry

@@ -5,13 +5,13 @@ All three read every known call shape (``call_shapes``), because models mix them
 
 from __future__ import annotations
 
-from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_shapes import (
     CallSpec,
     broken_call_identity,
     extract_calls,
     looks_like_call_text,
 )
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.json_text_scanner import (
     TOO_DEEP,
     BrokenJson,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_shapes import broken_call_identity
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.json_parser import json_value_events
 from autobyteus_like.parsers.json_text_scanner import (
     BrokenJson,

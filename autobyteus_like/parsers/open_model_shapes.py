@@ -28,8 +28,8 @@ import json
 import re
 from typing import Any
 
-from autobyteus_like.parsers.base import FormatParser, ParserFactory
 from autobyteus_like.parsers.call_shapes import CallSpec, extract_calls
+from autobyteus_like.parsers.format_parser import FormatParser, ParserFactory
 from autobyteus_like.parsers.parse_events import ParseEvent, TextDelta
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from autobyteus_like.parsers.base import FormatParser, ParserFactory
+from autobyteus_like.parsers.format_parser import FormatParser, ParserFactory
 from autobyteus_like.parsers.parse_events import ParseEvent
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry

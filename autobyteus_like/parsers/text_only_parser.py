@@ -3,7 +3,7 @@ the provider, so nothing written in the text can ever become a call."""
 
 from __future__ import annotations
 
-from autobyteus_like.parsers.base import FormatParser
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.parse_events import ParseEvent, TextDelta
 
 __all__ = ["TextOnlyParser"]

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_builder import without_lone_surrogates
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.parse_events import (
     ParseEvent,
     TextDelta,

@@ -1,12 +1,15 @@
 """Where a team's members live: ``local`` (pykka actors in this process, the default) or
-``ray`` (one Ray actor per member, on any node of a cluster). Ray is imported only by a team
-whose runtime is ``ray``."""
+``ray`` (Ray actors on any node of a cluster, each a ``MemberHost`` of one member or several:
+``members_per_worker``, ``ray_packing``). Both deliver mail through the team's ``MailRoom``
+(``autobyteus_like.mail``, below) and give the team one member surface (``backend.Member``:
+the Ray member keeps its owed replies with the local agent's helper, ``agent.member_replies``).
+Ray is imported only by a team whose runtime is ``ray``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autobyteus_like.runtime.config import (
+from autobyteus_like.runtime.runtime_config import (
     LocalRuntime,
     MemberResources,
     RayRuntime,

@@ -30,5 +30,8 @@ class LocalBackend:
     def start(self) -> None:
         """Nothing to start: each agent starts its own actors."""
 
+    def new_run(self) -> None:
+        """Nothing of its own: each agent begins its new run itself."""
+
     def stop(self) -> None:
         """Nothing to stop."""

@@ -21,16 +21,16 @@ from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.mail_room import MailRoom
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import portable
-from autobyteus_like.runtime.config import MemberResources, RayRuntime
 from autobyteus_like.runtime.ray_host import host_class
 from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_member import RemoteMember
 from autobyteus_like.runtime.ray_packing import pack_members
-from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
+from autobyteus_like.runtime.ray_records import Delivered, RunBegan, TurnEnded
 from autobyteus_like.runtime.ray_sessions import session_address
 from autobyteus_like.runtime.ray_team_budget import open_keeper
 from autobyteus_like.runtime.ray_tools_mcp import recipes_for
 from autobyteus_like.runtime.ray_usage import DriverUsage
+from autobyteus_like.runtime.runtime_config import MemberResources, RayRuntime
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 from autobyteus_like.usage.report import TeamUsage
 
@@ -182,6 +182,12 @@ class RayBackend:
                 f"runtime.address: this process already joined the Ray cluster at {joined}; "
                 f"it cannot also join {wanted}"])
 
+    def new_run(self) -> None:
+        """A new run of the team in place (before its members'): the team's limits, kept
+        by its keeper, count from zero again."""
+        if self._keeper is not None:
+            ray.get(self._keeper.new_run.remote(), timeout=self.runtime.delivery_timeout_s)
+
     def stop(self) -> None:
         """After the members stopped: end the pump, and Ray if this team started it."""
         self._stopping.set()
@@ -238,6 +244,8 @@ class RayBackend:
                     self._mail.track(item.recipient, item.agent, item.content, reply)
                 elif isinstance(item, TurnEnded):
                     member.turn_ended(item)
+                elif isinstance(item, RunBegan):
+                    member.run_began(item.run)
                 else:
                     member.publish(item)
             except Exception as exc:  # one bad report never stops the team's stream

@@ -30,16 +30,16 @@ from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.mail.messaging import send_message_tool
 from autobyteus_like.runtime import portable
-from autobyteus_like.runtime.ray_records import TurnEnded
+from autobyteus_like.runtime.ray_records import RunBegan, TurnEnded
 from autobyteus_like.runtime.ray_router import PeerRouter
 from autobyteus_like.runtime.ray_sessions import HostMail, resume_member
 from autobyteus_like.runtime.ray_team_budget import take_address
 from autobyteus_like.runtime.ray_tool import as_ray_task
 from autobyteus_like.runtime.ray_tools_mcp import host_sources, split_recipes
 from autobyteus_like.store.session import Session
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.tool_context import ToolContext
 from autobyteus_like.usage.report import TeamUsage, UsageReport
 
 __all__ = ["MemberHost", "host_class", "start_member"]
@@ -74,6 +74,7 @@ class MemberHost:
                                   self._next_id, self._take, self._mails)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
+        self._budgets: dict[str, tuple[TeamUsage, Any]] = {}  # a new run renews its part
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
         sources = host_sources(recipe for _, tools, _ in members
                                for recipe in split_recipes(tools)[1])  # one per server
@@ -82,11 +83,13 @@ class MemberHost:
             plain, budget = take_address(plain)  # the team's limits, kept by the driver's
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
             registry.add(send)
+            team_usage = None if budget is None else budget.team_usage()
+            if team_usage is not None:
+                self._budgets[config.name] = (team_usage, budget)
             try:
                 self._agents[config.name] = start_member(
                     config, [*registry, *(sources[r.namespace] for r in recipes)], formats,
-                    self._mails[config.name].session,
-                    None if budget is None else budget.team_usage())
+                    self._mails[config.name].session, team_usage)
             except Exception as exc:  # the driver names the member (ray_link.py)
                 for agent in self._agents.values():
                     agent.stop()
@@ -202,6 +205,26 @@ class MemberHost:
 
     async def deny(self, member: str, invocation_id: str, reason: str) -> None:
         self._agents[member].deny(invocation_id, reason)
+
+    async def new_run(self, member: str, run: str, conversation: bytes | None,
+                      abandon: str) -> None:
+        """Begin a new run of ``member`` in place (``Agent.new_run``: its work in flight cut
+        and waited for, its limits from zero, its process, tools and subscribers kept), from
+        ``conversation`` (portable) or as it stands (with a session: as stored); then report
+        ``RunBegan``, after all it reported of the run before."""
+        kept = self._budgets.get(member)
+        if kept is not None:  # its part of the team's budget: the keeper's new run
+            kept[0].run = kept[1].run_budget()
+        history = None if conversation is None else portable.loads(conversation)
+        await asyncio.get_running_loop().run_in_executor(None, functools.partial(
+            self._agents[member].new_run, history, abandon=abandon))
+        self._report(RunBegan(agent=member, run=run))
+
+    async def conversation(self, member: str) -> bytes:
+        """The member's conversation as it stands (portable)."""
+        agent = self._agents[member]
+        return portable.dumps(await asyncio.get_running_loop().run_in_executor(
+            None, agent.conversation))
 
     async def llm(self, member: str) -> bytes:
         """The member's LLM as it is now (a scripted one records what it was shown)."""

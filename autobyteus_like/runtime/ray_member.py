@@ -57,6 +57,7 @@ class RemoteMember:
         self._dead: set[str] = set()
         self._ids = itertools.count(1)
         self._stopped = False
+        self._runs_began: dict[str, threading.Event] = {}  # new runs not yet seen begun
         self._streaming = False
         self.has_session = False
         """Whether its turns are stored (a session): a restarted process goes on with them,
@@ -107,13 +108,45 @@ class RemoteMember:
                              "unfinished turns as it starts; call resume() instead")
 
     def new_run(self, conversation: list[Message] | None = None, *,
-                abandon: str = "") -> None:
-        """Not on Ray: a new run of a Ray team is a new start."""
-        raise UsageError(f"agent {self.name!r}: a new run on Ray is a new start")
+                abandon: str = "a new run began") -> None:
+        """Begin a new run in the member's host, in place (``Agent.new_run`` there: its
+        process, tools, MCP servers and session stay). Returns once everything the host
+        reported of the run before has reached this driver; a reply still owed then fails
+        with ``AgentStoppedError``, as locally."""
+        if not self.running:
+            raise not_running(self.name)
+        run = f"run:{next(self._ids)}"
+        began = threading.Event()
+        with self._lock:
+            self._runs_began[run] = began
+        blob = None if conversation is None else portable.dumps(conversation)
+        try:
+            ray.get(self.handle.new_run.remote(self.name, run, blob, abandon),
+                    timeout=self._timeout_s)
+            began.wait(self._timeout_s)  # the pump has dispatched all that came before
+        except (RayActorError, RayTaskError, GetTimeoutError) as exc:
+            raise AgentStoppedError(f"agent {self.name!r} could not begin a new run: "
+                                    f"{type(exc).__name__}") from None
+        finally:
+            with self._lock:
+                self._runs_began.pop(run, None)
+                self._ended_early.clear()
+        self._pending.fail_all(AgentStoppedError(f"agent {self.name!r}: a new run began"))
+
+    def run_began(self, run: str) -> None:
+        """The host began new run ``run`` (fed by the pump, after the run before's reports)."""
+        with self._lock:
+            began = self._runs_began.get(run)
+        if began is not None:
+            began.set()
 
     def conversation(self) -> list[Message]:
-        """Not on Ray (the conversation lives in the member's own process)."""
-        raise UsageError(f"agent {self.name!r}: the conversation of a Ray member stays there")
+        """The conversation as it stands in the member's process (ask while it is idle)."""
+        if not self.running:
+            raise not_running(self.name)
+        messages: list[Message] = portable.loads(ray.get(
+            self.handle.conversation.remote(self.name), timeout=self._timeout_s))
+        return messages
 
     @property
     def usage(self) -> UsageReport:

@@ -1,5 +1,6 @@
 """What a member's Ray actor reports to the driver besides its events, in the same ordered
-stream: a message it delivered to a teammate, and the end of a turn a message started."""
+stream: a message it delivered to a teammate, the end of a turn a message started, and the
+start of a new run in place."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 
 from autobyteus_like.events import AgentEvent
 
-__all__ = ["Delivered", "TurnEnded"]
+__all__ = ["Delivered", "RunBegan", "TurnEnded"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,3 +33,11 @@ class TurnEnded(AgentEvent):
     limit: tuple[str, str, str, str, str] | None = None
     """When a usage limit ended the turn: its scope, name, value, figure reached and detail,
     so the driver raises the same ``UsageLimitExceededError`` as a local member."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunBegan(AgentEvent):
+    """``agent`` began new run ``run`` in place: everything the host reported of the run
+    before came first in the stream (so the driver, once it sees this, has it all)."""
+
+    run: str

@@ -1,4 +1,4 @@
-"""Durable sessions for members on Ray: a host writes its members' turns and mail to the
+"""Sessions for members on Ray: a host writes its members' turns and mail to the
 session the driver holds, fenced by the driver's lease, and a restarted host resumes them.
 
 - **Fenced.** A host writes under the driver's lease: its store is fenced by the lease's
@@ -84,8 +84,8 @@ class HostMail:
         if session is None or not call_id:
             return None
         mail_id = f"{self.member}/{call_id}"
-        if not session.store.has_mail(session.name, mail_id):
-            session.store.queue_mail(session.name, MailRecord(
+        if not session.has_mail(mail_id):
+            session.queue_mail(MailRecord(
                 mail_id=mail_id, seq=self._next_seq(session), sender=self.member,
                 recipient=recipient, content=content, state=MailState.QUEUED))
         return mail_id
@@ -118,14 +118,13 @@ class HostMail:
         session = self.session
         if session is None:
             return []
-        store, name = session.store, session.name
-        records = store.turns(name, self.member)
+        records = session.turns(self.member)
         mail_ids = {record.turn_id: record.mail_id for record in records}
         with self._lock:
             self._taken.update(m for m in mail_ids.values() if m is not None)
         work = [ResumedWork(mail_ids.get(turn.turn_id) or f"turn:{turn.turn_id}", turn.turn_id,
                             turn.text, turn.sender, turn.reply) for turn in agent.resume()]
-        for mail in store.undelivered_mail(name) if undelivered else ():
+        for mail in session.undelivered_mail() if undelivered else ():
             if mail.recipient != self.member or not self.take(mail.mail_id):
                 continue
             reply = agent.send(mail.content, sender=mail.sender, mail_id=mail.mail_id)
@@ -138,7 +137,7 @@ class HostMail:
         session = self.session
         if session is None:
             return []
-        return [mail for mail in session.store.mail(session.name)
+        return [mail for mail in session.mail()
                 if mail.sender == self.member
                 and mail.state in (MailState.QUEUED, MailState.DELIVERED)]
 

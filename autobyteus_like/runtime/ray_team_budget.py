@@ -20,8 +20,8 @@ from typing import Any
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks.protocol import CallKind
 from autobyteus_like.usage.budget import RunBudget
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.report import TeamUsage
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 __all__ = ["KeptRunBudget", "TeamBudgetAddress", "TeamBudgetKeeper", "open_keeper",
            "take_address"]
@@ -47,7 +47,12 @@ class TeamBudgetKeeper:
     """The team's run budget, in a Ray actor every host reaches by name."""
 
     def __init__(self, team: str, limits: UsageLimits) -> None:
-        self._budget = RunBudget(limits, f"team {team!r}")
+        self._limits, self._scope = limits, f"team {team!r}"
+        self._budget = RunBudget(limits, self._scope)
+
+    def new_run(self) -> None:
+        """A new run of the team (in place): its limits count from zero again."""
+        self._budget = RunBudget(self._limits, self._scope)
 
     def claim(self, kind: CallKind) -> Crossing | None:
         """Count one more call of ``kind``, or the crossing that refuses it."""
@@ -80,12 +85,16 @@ class TeamBudgetAddress:
 
     def team_usage(self) -> TeamUsage:
         """The ``TeamUsage`` a host's member runs under: its run budget is the keeper's."""
+        usage = TeamUsage(self.team, self.limits)
+        usage.run = self.run_budget()
+        return usage
+
+    def run_budget(self) -> KeptRunBudget:
+        """A member's part of the team's run budget, kept by the keeper (one per run)."""
         import ray
 
-        usage = TeamUsage(self.team, self.limits)
-        usage.run = KeptRunBudget(self.limits, f"team {self.team!r}",
-                                  ray.get_actor(self.actor_name, namespace=self.namespace))
-        return usage
+        return KeptRunBudget(self.limits, f"team {self.team!r}",
+                             ray.get_actor(self.actor_name, namespace=self.namespace))
 
 
 def take_address(tools: Iterable[Any]) -> tuple[list[Any], TeamBudgetAddress | None]:

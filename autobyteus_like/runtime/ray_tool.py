@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.tools.context import CancelFlag, ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools.tool_context import CancelFlag, ToolContext
 
 __all__ = ["as_ray_task", "run_tool_body"]
 

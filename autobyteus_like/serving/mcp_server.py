@@ -22,9 +22,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from autobyteus_like.errors import AgentStoppedError, AgentTurnError
+from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError, UsageError
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.serving.progress import describe
+from autobyteus_like.serving.startup import listening_socket, stop_signals_handled
 from autobyteus_like.serving.team_host import TeamHost
 
 __all__ = ["build_server", "serve", "tool_name"]
@@ -54,7 +55,7 @@ def _ask_tool(host: TeamHost, member: str | None) -> Any:
 
         try:
             return await host.ask(message, member, report)
-        except (AgentTurnError, AgentStoppedError) as exc:
+        except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
             raise ToolError(str(exc)) from None
 
     return ask
@@ -96,8 +97,9 @@ async def _until_signalled(stop: Callable[[], None], *,
             return
 
 
-async def _serve_http(server: MCPServer, host: str, port: int, group: anyio.abc.TaskGroup,
-                      stop_team: Callable[[], None]) -> None:
+async def _serve_http(server: MCPServer, sock: socket.socket, host: str,
+                      group: anyio.abc.TaskGroup, stop_team: Callable[[], None],
+                      team: TeamHost) -> None:
     """Serve until a signal, then shut down as uvicorn does on its own (connections closed,
     the app's lifespan ended), quietly: cancelling it instead prints a traceback. The team
     is stopped first, so an ask in flight ends at once (its client is told the team
@@ -109,10 +111,6 @@ async def _serve_http(server: MCPServer, host: str, port: int, group: anyio.abc.
         def capture_signals(self) -> Iterator[None]:
             yield  # the signals are ours (below): uvicorn would re-raise them on its way out
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
     bound = sock.getsockname()[1]
     app = server.streamable_http_app(host=host)
     web = QuietServer(uvicorn.Config(app, log_level="warning"))
@@ -125,35 +123,79 @@ async def _serve_http(server: MCPServer, host: str, port: int, group: anyio.abc.
         web.force_exit = True  # a client still holding a request: stop without it
 
     # listening before the address is announced: a signal right after it is ours
-    await group.start(_until_signalled, lambda: group.start_soon(shut_down))
+    def stop_serving() -> None:
+        group.start_soon(shut_down)
+
+    await group.start(_until_signalled, stop_serving)
+    team.on_lost = stop_serving  # another process took the session over
     print(f"serving team {server.name!r} over MCP at http://{host}:{bound}/mcp",
           file=sys.stderr, flush=True)
     await web.serve(sockets=[sock])
 
 
-def serve(host: TeamHost, *, http: tuple[str, int] | None = None, members: bool = False) -> None:
+def serve(host: TeamHost, *, http: tuple[str, int] | None = None, members: bool = False,
+          resume: bool = False, abandon: str | None = None) -> None:
     """Start the team, serve it until the client leaves (stdio), or a signal, then stop the
-    team and its MCP servers."""
+    team and its MCP servers. A session its last process left unfinished is refused (a
+    ``UsageError`` saying how to go on) unless ``resume`` (go on with it before serving,
+    approvals by the policy) or ``abandon`` (a reason: end it) says what to do with it."""
     server = build_server(host, members=members)
-    host.start()
-    stopped = False
+    with stop_signals_handled() as signals:
+        sock = None if http is None else listening_socket(*http)  # before the team starts
+        stopped = False
 
-    def stop_team() -> None:
-        nonlocal stopped
-        if not stopped:
-            stopped = True
-            host.stop()
+        def stop_team() -> None:
+            nonlocal stopped
+            if not stopped:
+                stopped = True
+                host.stop()
 
-    async def run() -> None:
-        async with anyio.create_task_group() as group:
-            if http is None:
-                await group.start(_until_signalled, group.cancel_scope.cancel)
-                await server.run_stdio_async()
-            else:
-                await _serve_http(server, *http, group, stop_team)
-            group.cancel_scope.cancel()
+        async def run() -> None:
+            async with anyio.create_task_group() as group:
+                if sock is None or http is None:
+                    await group.start(_until_signalled, group.cancel_scope.cancel)
+                    host.on_lost = group.cancel_scope.cancel
+                    await server.run_stdio_async()
+                else:
+                    await _serve_http(server, sock, http[0], group, stop_team, host)
+                group.cancel_scope.cancel()
 
-    try:
-        anyio.run(run)
-    finally:
-        stop_team()
+        try:
+            host.start()
+            _settle_unfinished(host, resume, abandon)
+            anyio.run(run)
+            if host.lost is not None:  # another process serves the session now
+                raise host.lost
+        finally:
+            signals.stopping()
+            if sock is not None:
+                sock.close()
+            stop_team()
+
+
+def _settle_unfinished(host: TeamHost, resume: bool, abandon: str | None) -> None:
+    """What the session's last process left unfinished, settled as the command says before
+    anyone is served (the outcome on stderr), or refused."""
+    if host.unfinished is None:
+        return
+    assert host.session is not None
+    name = host.session.name
+    if abandon is not None:
+        anyio.run(host.abandon, abandon)
+        print(f"session {name!r}: abandoned what its last process left unfinished",
+              file=sys.stderr, flush=True)
+    elif resume:
+        async def nothing(event: AgentEvent) -> None:
+            pass
+
+        try:
+            answer = anyio.run(host.ask, None, None, nothing)
+            print(f"session {name!r}: went on with what its last process left; its answer: "
+                  f"{answer}".splitlines()[0], file=sys.stderr, flush=True)
+        except AgentTurnError as exc:
+            print(f"session {name!r}: went on with what its last process left; it failed: "
+                  f"{exc}".splitlines()[0], file=sys.stderr, flush=True)
+    else:
+        raise UsageError(f"{host.left_behind()}; serve-mcp does not go on "
+                         "with it by itself: pass --resume to go on with it first, or "
+                         "--abandon REASON to end it")

@@ -9,8 +9,9 @@ request) stops that ask's work at once, cutting every member's LLM request and t
 waiting for them to end, in the same team (never rebuilt: its MCP servers, its session's
 lease and its subscribers stay). Without a session the conversations go back to where they
 were before the ask; with one, the store keeps what happened: the cancelled turn ends as
-failed, each of its calls without a result INTERRUPTED, in order. A team on Ray cannot begin
-a run in place: it is started afresh.
+failed, each of its calls without a result INTERRUPTED, in order. A team on Ray is not
+rebuilt either: its hosts (their processes, MCP servers and the session) stay, and each member
+begins its new run in its host.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ import anyio
 import anyio.to_thread
 
 from autobyteus_like.agent.subscription import AsyncEventSubscription
-from autobyteus_like.errors import AgentTurnError
+from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.llm.messages import Message
-from autobyteus_like.runtime.config import RayRuntime
 from autobyteus_like.serving.approval import ApprovalPolicy
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import (
@@ -67,6 +67,12 @@ class TeamHost:
         self._team: AgentTeam | None = None
         self._lock = anyio.Lock()
         self._asked = False  # the first ask runs in the run the start began
+        self._unfinished: str | None = None  # where the session's work stood at start
+        self.lost: SessionLostError | None = None
+        """Set when another process took the session over (this one's lease ran out, say
+        while it was paused): nothing more of this host is stored; it should stop."""
+        self.on_lost: Callable[[], None] | None = None
+        """Called (on the ask's event loop) when the session is found lost: the face stops."""
         self.cancelled = "the client cancelled the ask"
         """The error a cancelled ask's turns end with (in a session's store)."""
         AgentTeam(config, tools=self._tools)  # every problem now, before anyone connects
@@ -79,17 +85,53 @@ class TeamHost:
         return self._team
 
     def start(self) -> None:
-        """Start the MCP servers, then the team (``ConfigError`` naming what failed)."""
-        acquire_all(self._sources, f"team {self.config.name!r}")
+        """Start the MCP servers, then the team (``ConfigError`` naming what failed). Whatever
+        stops the start half way (a failure, a signal) stops what was started."""
         try:
+            acquire_all(self._sources, f"team {self.config.name!r}")
             self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+            standing = None if self.session is None else self.session.standing()
+            self._unfinished = None if standing in (None, "done") else standing
         except BaseException:
-            for source in self._sources:
-                source.release()
+            self.stop()
             raise
 
+    @property
+    def unfinished(self) -> str | None:
+        """What the session's last process left, not yet resumed nor abandoned: ``waiting``
+        (a call waits for a person) or ``unfinished`` (a turn or a message); None when
+        nothing is (or there is no session). A new message is refused until it is settled:
+        ``ask(None, ...)`` goes on with it, ``abandon`` ends it."""
+        return self._unfinished
+
+    def left_behind(self) -> str:
+        """What the session's last process left unfinished, in words (``unfinished`` set)."""
+        assert self.session is not None
+        what = ("a call waiting for a decision" if self._unfinished == "waiting"
+                else "an unfinished turn")
+        return f"session {self.session.name!r} has {what} its last process left"
+
+    def refusal(self) -> str:
+        """Why a message cannot be asked now (the session is unfinished)."""
+        return (f"{self.left_behind()}: resume it or abandon it (with a reason) before "
+                "sending a new message")
+
+    async def abandon(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it,
+        as ``AgentTeam.abandon_unfinished(reason)`` does (each member's turn fails with
+        ``reason``, its calls without a result INTERRUPTED; messages not yet delivered are
+        dropped), with its refusals (a Ray team's hosts go on with it as they start: only
+        resuming is possible there). ``RunRefusedError`` when nothing is unfinished."""
+        if not reason.strip():
+            raise RunRefusedError("say why the unfinished work is abandoned (a reason)")
+        async with self._lock:
+            if self._unfinished is None:
+                raise RunRefusedError("the session has nothing unfinished to abandon")
+            await anyio.to_thread.run_sync(self.team.abandon_unfinished, reason.strip())
+            self._unfinished = None
+
     def stop(self) -> None:
-        """Stop the team and its MCP servers."""
+        """Stop the team and its MCP servers (again: nothing more)."""
         team, self._team = self._team, None
         try:
             if team is not None:
@@ -101,17 +143,12 @@ class TeamHost:
     def _new_run(self, conversations: dict[str, list[Message]] | None = None,
                  abandon: str = "a new ask began") -> None:
         """A new run for the next ask (or after a cancelled one, from ``conversations``)."""
-        team = self.team
-        if not isinstance(team.runtime, RayRuntime):
-            team.new_run(conversations, abandon=abandon)
-            return
-        team.stop()
-        self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+        self.team.new_run(conversations, abandon=abandon)
 
     def _conversations(self) -> dict[str, list[Message]] | None:
         """Where the conversations stand before an ask (a session's store keeps its own)."""
         team = self.team
-        if team.session is not None or isinstance(team.runtime, RayRuntime):
+        if team.session is not None:
             return None
         return team.conversations()
 
@@ -122,10 +159,23 @@ class TeamHost:
         leaves each waiting call to whoever watches ``report`` (a person, in the web view).
         ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
         when nothing was)."""
+        try:
+            return await self._ask(message, member, report, settle_approvals)
+        except SessionLostError as exc:  # taken over: every later ask would fail the same
+            self.lost = exc
+            if self.on_lost is not None:
+                self.on_lost()
+            raise
+
+    async def _ask(self, message: str | None, member: str | None, report: Report,
+                   settle_approvals: bool) -> str:
         async with self._lock:
+            if message is not None and self._unfinished is not None:
+                raise RunRefusedError(self.refusal())
             if self._asked:
                 await anyio.to_thread.run_sync(self._new_run)
             self._asked = True
+            self._unfinished = None  # (a resume takes it now)
             before = self._conversations()
             team = self.team
             subscription = AsyncEventSubscription()

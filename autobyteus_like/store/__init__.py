@@ -6,6 +6,10 @@ mail, so a session survives a crash and resumes.
 here is imported by an agent that does not use a store, and nothing here imports the turn
 machine: the store speaks its own records, restoring gives one ``TurnSnapshot``
 (``store.restore``), and the session writer that writes a turn is a hook (``hooks.session_writer``).
+``SessionStore`` is a thin aggregate of one module per table (``leases``, ``catalog``,
+``history``, ``turns``, ``calls``, ``mail``, ``run_usage``) writing through one
+``Transactions`` on one ``Database``; above it, the team, its mail room and the runtimes ask
+their ``Session`` (``session``), never the store behind it.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ from autobyteus_like.store.records import MailRecord, MailState
 from autobyteus_like.store.schema import document
 from autobyteus_like.store.transactions import Transactions
 
-__all__ = ["Mailbox"]
+__all__ = ["MailTable"]
 
 
-class Mailbox:
+class MailTable:
     """The mail table."""
 
     def __init__(self, transactions: Transactions) -> None:

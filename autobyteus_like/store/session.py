@@ -19,7 +19,7 @@ from loguru import logger
 
 from autobyteus_like.errors import ConfigError, SessionInUseError, SessionLostError, StoreError
 from autobyteus_like.store.database import Durability
-from autobyteus_like.store.records import MailRecord, MailState
+from autobyteus_like.store.records import MailRecord, MailState, TurnRecord
 from autobyteus_like.store.restore import TurnSnapshot, restore_agent
 from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
 
@@ -114,6 +114,22 @@ class Session:
         """Where the session's work stands: waiting (for a person), unfinished or done."""
         return self.store.standing(self.name)
 
+    def has_mail(self, mail_id: str) -> bool:
+        """Whether a message of this id was stored (delivered, or to be on resume)."""
+        return self.store.has_mail(self.name, mail_id)
+
+    def queue_mail(self, mail: MailRecord) -> None:
+        """Store a message before it is delivered (``QUEUED``)."""
+        self.store.queue_mail(self.name, mail)
+
+    def mail(self) -> list[MailRecord]:
+        """Every message of the team stored in the session, in the order it was sent."""
+        return self.store.mail(self.name)
+
+    def turns(self, agent: str) -> list[TurnRecord]:
+        """``agent``'s turns as stored, oldest first."""
+        return self.store.turns(self.name, agent)
+
     def undelivered_mail(self) -> list[MailRecord]:
         """The team's messages stored and not yet delivered (its last process stopped
         first), in the order they were sent."""
@@ -144,7 +160,7 @@ class Session:
 
     def last_mail_seq(self) -> int:
         """The sequence number of the session's last stored message (0: none)."""
-        return max((mail.seq for mail in self.store.mail(self.name)), default=0)
+        return max((mail.seq for mail in self.mail()), default=0)
 
     def release(self, status: str) -> None:
         """Give the session up, recording where it stands (done, waiting, stopped, failed)."""

@@ -28,7 +28,7 @@ from autobyteus_like.store.database import (
 )
 from autobyteus_like.store.history import Histories
 from autobyteus_like.store.leases import Leases, process_owner
-from autobyteus_like.store.mail import Mailbox
+from autobyteus_like.store.mail import MailTable
 from autobyteus_like.store.records import SessionInfo
 from autobyteus_like.store.run_usage import RunUsage
 from autobyteus_like.store.schema import migrate
@@ -47,7 +47,7 @@ class SessionStore:
     """The store on one database; safe to share between the threads of one process.
 
     Its tables are its parts (``leases``, ``catalog``, ``histories``, ``turns_table``,
-    ``calls_table``, ``mailbox``, ``run_usage``); the methods below are theirs, named as the
+    ``calls_table``, ``mail_table``, ``run_usage``); the methods below are theirs, named as the
     store has always named them."""
 
     def __init__(self, database: Database, *, lease_s: float = DEFAULT_LEASE_S) -> None:
@@ -61,7 +61,7 @@ class SessionStore:
         self.histories = Histories(self.transactions)
         self.turns_table = Turns(self.transactions)
         self.calls_table = Calls(self.transactions)
-        self.mailbox = Mailbox(self.transactions)
+        self.mail_table = MailTable(self.transactions)
         self.run_usage = RunUsage(self.transactions)
         # leases
         self.renew = self.leases.renew
@@ -92,11 +92,11 @@ class SessionStore:
         self.find_call = self.calls_table.find_call
         self.waiting_calls = self.calls_table.waiting_calls
         # mail
-        self.queue_mail = self.mailbox.queue_mail
-        self.set_mail = self.mailbox.set_mail
-        self.has_mail = self.mailbox.has_mail
-        self.mail = self.mailbox.mail
-        self.undelivered_mail = self.mailbox.undelivered
+        self.queue_mail = self.mail_table.queue_mail
+        self.set_mail = self.mail_table.set_mail
+        self.has_mail = self.mail_table.has_mail
+        self.mail = self.mail_table.mail
+        self.undelivered_mail = self.mail_table.undelivered
         # a run's usage
         self.save_usage = self.run_usage.save_usage
         self.usage = self.run_usage.usage

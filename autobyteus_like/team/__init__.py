@@ -1,8 +1,10 @@
-"""Teams: configuration (Python or YAML), the running team, and its messaging tool."""
+"""Teams: configuration (Python or YAML) and the running team: its roster, tool sources,
+session and usage. Its mail (``send_message_to``, delivery, quiescence) is the mail room below
+(``autobyteus_like.mail``), which the runtimes that host its members share."""
 
 from autobyteus_like.mail.mail_events import MessageDelivered, TeamQuiescent
-from autobyteus_like.team.config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team.team import AgentTeam
+from autobyteus_like.team.team_config import SEND_MESSAGE_TOOL, TeamConfig
 
 __all__ = [
     "SEND_MESSAGE_TOOL",

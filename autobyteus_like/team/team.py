@@ -19,7 +19,6 @@ from autobyteus_like.errors import (
     LLMError,
     UnfinishedSessionError,
     UnknownMemberError,
-    UsageError,
     UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
@@ -28,8 +27,8 @@ from autobyteus_like.mail.mail_room import MailRoom
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
 from autobyteus_like.runtime.backend import Member
-from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.team_answers import TeamAnswers
+from autobyteus_like.team.team_config import TeamConfig
 from autobyteus_like.tools.registry import (
     ToolLike,
     ToolRegistry,
@@ -202,13 +201,12 @@ class AgentTeam(TeamAnswers):
         goes on from its conversation in ``conversations`` (``conversations()`` taken
         earlier) or as it stands; with one, from the store, where a turn left unfinished ends
         with ``abandon`` as its error (calls without a result INTERRUPTED) and messages not
-        yet delivered are dropped (FAILED). Not on Ray (a new start there)."""
-        if isinstance(self.runtime, RayRuntime):
-            raise UsageError(f"team {self.name!r}: a new run of a Ray team is a new start "
-                             "(stop, then start)")
+        yet delivered are dropped (FAILED). On Ray too, in place: the hosts, their processes
+        and MCP servers stay, and each member begins its new run there."""
         self.mail.restarting()
         try:
             self._usage.start_run()
+            self._backend.new_run()
             for name, agent in self.agents.items():
                 agent.new_run((conversations or {}).get(name), abandon=abandon)
             if self.session is not None:

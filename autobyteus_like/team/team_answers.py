@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
     from autobyteus_like.runtime.backend import Member
-    from autobyteus_like.team.config import TeamConfig
+    from autobyteus_like.team.team_config import TeamConfig
 
 __all__ = ["TeamAnswers"]
 

@@ -11,8 +11,8 @@ from autobyteus_like.errors import AutobyteusLikeError
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedResponse
 from autobyteus_like.mail.mail_events import TeamQuiescent
-from autobyteus_like.team.config import TeamConfig
 from autobyteus_like.team.team import AgentTeam
+from autobyteus_like.team.team_config import TeamConfig
 from autobyteus_like.testing.transcript import Transcript
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry
 

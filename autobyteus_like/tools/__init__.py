@@ -8,13 +8,13 @@ from autobyteus_like.errors import (
     UnknownToolError,
 )
 from autobyteus_like.tools.base_tool import BaseTool
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.image_content import ImageContent
 from autobyteus_like.tools.invocation import ErrorCode, ToolErrorInfo, ToolInvocation, ToolResult
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.tools.sandbox import SandboxPolicy
+from autobyteus_like.tools.tool_context import ToolContext
 
 
 def builtin_tools() -> ToolRegistry:

@@ -12,10 +12,10 @@ from typing import Any, overload
 from pydantic import ConfigDict, Field, ValidationError, create_model
 
 from autobyteus_like.errors import ToolDeclarationError
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.docstring import parse_docstring
 from autobyteus_like.tools.resources import MemberResources
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["tool"]
 

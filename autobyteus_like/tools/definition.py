@@ -274,6 +274,6 @@ def _describe(error: Any, properties: dict[str, Any]) -> str:
 
 
 def _context(context: Any) -> Any:
-    from autobyteus_like.tools.context import ToolContext
+    from autobyteus_like.tools.tool_context import ToolContext
 
     return context if context is not None else ToolContext()

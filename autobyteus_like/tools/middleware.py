@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["Middleware", "ToolCall", "run_with_middleware"]
 

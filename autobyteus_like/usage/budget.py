@@ -15,8 +15,8 @@ from decimal import Decimal
 
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks.protocol import CallKind
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.totals import Tally, UsageTotals
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 __all__ = ["RunBudget", "UsageLedger"]
 

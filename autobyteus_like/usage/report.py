@@ -10,10 +10,10 @@ from typing import Any
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.usage.budget import RunBudget, UsageLedger
 from autobyteus_like.usage.keeper import UsageKeeper
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.meter import AgentMeter
 from autobyteus_like.usage.prices import PriceTable, Pricing
 from autobyteus_like.usage.totals import Tally, UsageTotals
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 __all__ = ["AgentUsage", "TeamUsage", "UsageReport"]
 

@@ -92,12 +92,20 @@ class AguiRun:
         self._calls: dict[tuple[str, str], int] = {}  # (member, call id) -> its number
         self._finished_calls = 0
 
-    def started(self, message: str | None) -> list[BaseEvent]:
-        """``RUN_STARTED`` and the person's message (None: a session goes on)."""
+    def started(self, message: str | None, abandon: str | None = None) -> list[BaseEvent]:
+        """``RUN_STARTED`` and the person's message (None: a session goes on; with
+        ``abandon``, a reason: its unfinished work is ended instead)."""
         return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id,
                                 timestamp=_now(), protocol_version="1.0"),
-                self._custom("user_message", None, {"text": message, "resumed":
-                                                    message is None})]
+                self._custom("user_message", None, {
+                    "text": message, "resumed": message is None and abandon is None,
+                    **({} if abandon is None else {"abandon": abandon})})]
+
+    def abandoned(self, reason: str) -> list[BaseEvent]:
+        """The session's unfinished work was ended: ``session_abandoned``, ``RUN_FINISHED``."""
+        return [self._custom("session_abandoned", None, {"reason": reason}),
+                RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id,
+                                 timestamp=_now())]
 
     def finished(self, answer: str) -> list[BaseEvent]:
         """The team is quiet: ``RUN_FINISHED`` with the coordinator's answer."""

@@ -9,8 +9,9 @@ the page's commands.
   AG-UI run endpoint: a ``RunAgentInput`` whose last user message is given to the
   coordinator; the answer is that run's events over SSE.
 - ``POST /api/run`` (``{"message": ...}``, or ``{"resume": true}`` to go on with what a
-  session left unfinished), ``/api/approve``, ``/api/deny``, ``/api/stop``: the page's
-  commands (JSON in, JSON out; 409 with the reason when refused).
+  session left unfinished), ``/api/abandon`` (``{"reason": ...}``: end it instead),
+  ``/api/approve``, ``/api/deny``, ``/api/stop``: the page's commands (JSON in, JSON out;
+  409 with the reason when refused).
 - ``GET /api/state``, ``/api/history``: the team, the calls waiting, a session's stored history.
 
 Every request passes ``AccessGuard`` (token and Host) first; commands are POSTs only.
@@ -147,6 +148,10 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
                            _text_field(data, "reason", required=False))
         return JSONResponse({"done": done})
 
+    async def abandon(request: Request) -> Response:
+        data = await _json_body(request)
+        return JSONResponse({"run_id": await team.abandon(_text_field(data, "reason"))})
+
     async def stop(request: Request) -> Response:
         return JSONResponse({"stopped": team.stop()})
 
@@ -165,6 +170,7 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
         Route("/api/run", start, methods=["POST"]),
         Route("/api/approve", approve, methods=["POST"]),
         Route("/api/deny", deny, methods=["POST"]),
+        Route("/api/abandon", abandon, methods=["POST"]),
         Route("/api/stop", stop, methods=["POST"]),
     ], exception_handlers={RunRefusedError: refused, DecisionRefusedError: refused,
                            BadRequestError: refused})

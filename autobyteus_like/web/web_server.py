@@ -8,31 +8,17 @@ from __future__ import annotations
 
 import secrets
 import signal
-import socket
 import sys
 
 import anyio
 
-from autobyteus_like.errors import UsageError
+from autobyteus_like.serving.startup import listening_socket, stop_signals_handled
 from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.web.access_guard import allowed_hosts
 from autobyteus_like.web.app import build_app
 from autobyteus_like.web.web_team import WebTeam
 
 __all__ = ["serve_web"]
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening socket (``UsageError`` saying why there cannot be one)."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror}") from None
-    return sock
 
 
 def _url(host: str, port: int, token: str) -> str:
@@ -62,35 +48,37 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
     import uvicorn
 
     token = token or secrets.token_urlsafe(24)
-    sock = _bind(*http)
-    try:
-        port = sock.getsockname()[1]
-        team = WebTeam(host)
-        app = build_app(team, token, allowed_hosts(http[0], port))
-        host.start()
-    except BaseException:
-        sock.close()
-        raise
+    with stop_signals_handled() as signals:
+        sock = listening_socket(*http)  # before the team starts: a port in use is one line
+        try:
+            port = sock.getsockname()[1]
+            team = WebTeam(host)
+            app = build_app(team, token, allowed_hosts(http[0], port))
 
-    async def run() -> None:
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        async with anyio.create_task_group() as group:
-            team.attach(group)
-            group.start_soon(_until_signalled, group.cancel_scope)
-            _announce(f"serving team {host.config.name!r} on the web at "
-                      f"{_url(http[0], port, token)}")
-            if http[0] not in ("127.0.0.1", "::1", "localhost"):
-                print(f"note: listening on {http[0]}, not only on this machine: whoever can "
-                      "reach it and has the URL can drive the team", file=sys.stderr,
-                      flush=True)
-            try:
-                await server.serve(sockets=[sock])
-            finally:
-                team.log.close()
-            group.cancel_scope.cancel()
+            async def run() -> None:
+                server = uvicorn.Server(uvicorn.Config(app, log_level="warning",
+                                                       lifespan="off"))
+                async with anyio.create_task_group() as group:
+                    team.attach(group)
+                    host.on_lost = group.cancel_scope.cancel  # another process took over
+                    group.start_soon(_until_signalled, group.cancel_scope)
+                    _announce(f"serving team {host.config.name!r} on the web at "
+                              f"{_url(http[0], port, token)}")
+                    if http[0] not in ("127.0.0.1", "::1", "localhost"):
+                        print(f"note: listening on {http[0]}, not only on this machine: "
+                              "whoever can reach it and has the URL can drive the team",
+                              file=sys.stderr, flush=True)
+                    try:
+                        await server.serve(sockets=[sock])
+                    finally:
+                        team.log.close()
+                    group.cancel_scope.cancel()
 
-    try:
-        anyio.run(run)
-    finally:
-        sock.close()
-        host.stop()
+            host.start()
+            anyio.run(run)
+            if host.lost is not None:  # another process serves the session now
+                raise host.lost
+        finally:
+            signals.stopping()
+            sock.close()
+            host.stop()

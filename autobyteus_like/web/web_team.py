@@ -84,16 +84,47 @@ class WebTeam:
             raise RunRefusedError("there is no session to go on with")
         if message is not None and not message.strip():
             raise RunRefusedError("the message is empty")
+        if message is not None and self.host.unfinished is not None:
+            raise RunRefusedError(self.host.refusal())
+        run = self._new_run(run_id, thread_id)
+        self.log.append(run.run_id, run.started(message))  # (None: the session goes on)
+        self._scope = anyio.CancelScope()
+        self._tasks.start_soon(self._drive, run, message, self._scope)
+        return run.run_id
+
+    def _new_run(self, run_id: str | None, thread_id: str | None) -> AguiRun:
         run_id = run_id or f"run-{next(self._run_numbers)}"
         if run_id in self._run_ids:
             raise RunRefusedError(f"run id {run_id!r} was used before; give each run its own")
         self._run_ids.add(run_id)
-        run = AguiRun(thread_id or self.thread_id, run_id, lambda: self.host.team.usage)
-        self._run = run
-        self.log.append(run_id, run.started(message))  # (None: the session goes on)
-        self._scope = anyio.CancelScope()
-        self._tasks.start_soon(self._drive, run, message, self._scope)
-        return run_id
+        self._run = AguiRun(thread_id or self.thread_id, run_id, lambda: self.host.team.usage)
+        return self._run
+
+    async def abandon(self, reason: str) -> str:
+        """End what the session's last process left unfinished, as
+        ``AgentTeam.abandon_unfinished(reason)`` does, in a run of its own (so every page
+        watching sees it); its id. ``RunRefusedError`` while a run goes on, without a
+        session, when nothing is unfinished, or where the team refuses (on Ray)."""
+        if self._run is not None:
+            raise RunRefusedError(f"run {self._run.run_id!r} is still going on; wait for it or "
+                                  "stop it first")
+        if self.host.session is None:
+            raise RunRefusedError("there is no session whose work to abandon")
+        if self.host.unfinished is None:
+            raise RunRefusedError("the session has nothing unfinished to abandon")
+        if not reason.strip():
+            raise RunRefusedError("say why the unfinished work is abandoned (a reason)")
+        run = self._new_run(None, None)
+        self.log.append(run.run_id, run.started(None, abandon=reason.strip()))
+        try:
+            await self.host.abandon(reason)
+        except AutobyteusLikeError as exc:  # refused by the team (a Ray team's hosts)
+            self.log.append(run.run_id, run.failed(str(exc), type(exc).__name__))
+            raise RunRefusedError(str(exc)) from None
+        finally:
+            self._run = None
+        self.log.append(run.run_id, run.abandoned(reason.strip()))
+        return run.run_id
 
     async def _drive(self, run: AguiRun, message: str | None,
                      scope: anyio.CancelScope) -> None:
@@ -174,5 +205,6 @@ class WebTeam:
             "running": self.running, "last_event_id": self.log.last_id,
             "standing": None if self.host.session is None or self.running else
             self.host.session.standing(),
+            "unfinished": self.host.unfinished,
             "custom_prefix": PREFIX,
         }

@@ -10,7 +10,7 @@ from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.llm import NativeToolCall
 from autobyteus_like.llm.scripted import ScriptedReply
-from autobyteus_like.team.config import TeamConfig
+from autobyteus_like.team.team_config import TeamConfig
 from autobyteus_like.tools.call_rules import CallRules, ToolChoice
 
 ran: list[tuple[str, int]] = []

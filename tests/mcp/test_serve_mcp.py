@@ -18,6 +18,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from autobyteus_like.store import open_store
+from tests.serving.left_sessions import killed_mid_tool, waiting_team
+
 TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 
 
@@ -100,15 +103,20 @@ class ServedOverHttp:
 
 
 @contextmanager
-def served_over_http(team: Path, *args: str) -> Iterator[ServedOverHttp]:
+def served_over_http(team: Path, *args: str, name: str = "helpers",
+                     said: list[str] | None = None) -> Iterator[ServedOverHttp]:
     """Serve ``team`` over streamable HTTP on a free port; on leaving, SIGTERM (the server
-    stops its team and exits) and wait for it."""
+    stops its team and exits) and wait for it. ``said``: the lines it wrote before its
+    address (settling a session's unfinished work) are put there."""
     server = subprocess.Popen([*serve_command(str(team), "--http", "127.0.0.1:0", *args)],
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, cwd=team.parent)
     served = ServedOverHttp()
     try:
         line = server.stderr.readline() if server.stderr else ""
-        assert line.startswith("serving team 'helpers' over MCP at http://127.0.0.1:"), line
+        while said is not None and line and " over MCP at " not in line:
+            said.append(line.rstrip("\n"))
+            line = server.stderr.readline() if server.stderr else ""
+        assert line.startswith(f"serving team {name!r} over MCP at http://127.0.0.1:"), line
         served.url = line.split(" at ")[1].strip()
         yield served
     finally:
@@ -119,11 +127,11 @@ def served_over_http(team: Path, *args: str) -> Iterator[ServedOverHttp]:
             server.stderr.close()
 
 
-def ask_over_http(url: str, message: str) -> str:
+def ask_over_http(url: str, message: str, tool: str = "ask_helpers") -> str:
     """The team's answer to ``message``, asked with the SDK's client."""
     async def client() -> str:
         async with Client(url) as mcp:
-            result = await mcp.call_tool("ask_helpers", {"message": message})
+            result = await mcp.call_tool(tool, {"message": message})
             return str(result.content[0].text)
 
     return anyio.run(client)
@@ -213,3 +221,79 @@ def test_a_signal_right_after_the_address_is_shown_stops_the_server_quietly(tmp_
             server.stderr.close()
     assert code == 0
     assert rest == "", rest
+
+
+@pytest.mark.slow
+def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
+    team = team_file(tmp_path, ["First.", "Second."])
+    with served_over_http(team, "--session", "s1") as served:
+        assert ask_over_http(served.url, "one") == "First."
+        listed = subprocess.run(  # held while served: the lease is this server's
+            [sys.executable, "-m", "autobyteus_like.cli", "sessions", "list", "--team",
+             str(team)], capture_output=True, text=True, timeout=60)
+        assert "\trunning in " in listed.stdout, listed
+        assert ask_over_http(served.url, "two") == "Second."
+    assert served.code == 0, served.rest
+    store = open_store(str(tmp_path / "team.sessions.db"))
+    try:
+        assert [(t.text, t.state, t.answer) for t in store.turns("s1", "lead")] == [
+            ("one", "done", "First."), ("two", "done", "Second.")]
+        assert store.is_held("s1") is None  # let go at the stop
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_a_session_left_unfinished_is_refused_unless_resumed_or_abandoned(tmp_path):
+    team = waiting_team(tmp_path, ["Resumed.", "After that."])
+    killed_mid_tool(team, "s1")
+    refused = subprocess.run(serve_command(str(team), "--session", "s1"), capture_output=True,
+                             text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr == (
+        "error: session 's1' has an unfinished turn its last process left; serve-mcp does not "
+        "go on with it by itself: pass --resume to go on with it first, or --abandon REASON "
+        "to end it\n")
+    said: list[str] = []
+    with served_over_http(team, "--session", "s1", "--resume", name="lefteam",
+                          said=said) as served:
+        assert said == ["session 's1': went on with what its last process left; its answer: "
+                        "Resumed."]
+        assert ask_over_http(served.url, "and now?", "ask_lefteam") == "After that."
+    assert served.code == 0, served.rest
+    store = open_store(str(tmp_path / "lefteam.sessions.db"))
+    try:
+        assert [(t.text, t.state, t.answer) for t in store.turns("s1", "lead")] == [
+            ("wait for it", "done", "Resumed."), ("and now?", "done", "After that.")]
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_abandon_ends_what_a_session_left_and_the_next_ask_is_served(tmp_path):
+    team = waiting_team(tmp_path, ["Answered."])
+    killed_mid_tool(team, "s1")
+    said: list[str] = []
+    with served_over_http(team, "--session", "s1", "--abandon", "gave up on it",
+                          name="lefteam", said=said) as served:
+        assert said == ["session 's1': abandoned what its last process left unfinished"]
+        assert ask_over_http(served.url, "fresh", "ask_lefteam") == "Answered."
+    assert served.code == 0, served.rest
+    store = open_store(str(tmp_path / "lefteam.sessions.db"))
+    try:
+        left, fresh = store.turns("s1", "lead")
+        assert (left.state, left.error) == ("failed", "gave up on it")
+        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
+            "interrupted"]
+        assert (fresh.text, fresh.answer) == ("fresh", "Answered.")
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("args", [["--resume"], ["--abandon", "why"], ["--abandon", " "]])
+def test_settling_flags_need_a_session_and_a_reason(tmp_path, args):
+    done = subprocess.run(serve_command(str(team_file(tmp_path, ["x"])), *args),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --"), done.stderr
+    assert len(done.stderr.splitlines()) == 1

@@ -160,3 +160,113 @@ def test_a_team_limit_holds_exactly_across_members(runtime):
     refused = [e.result for e in seen if isinstance(e, ToolResultReceived)
                and e.result.error is not None and e.result.error.code == "LIMIT"]
     assert len(started) <= 4 and refused  # never one more, whichever member asked last
+
+
+def test_an_approved_call_runs_and_its_result_goes_back(runtime):
+    lead = member("lead", [call("purge", target="/tmp/x"), "purged, as you allowed"],
+                  tools=["purge"], auto_execute_tools=False, approval_policy="marked")
+    with AgentTeam(team_config(lead, runtime), tools=[purge], runtime=runtime) as team:
+        events = team.events()
+
+        def approve(event):
+            if isinstance(event, ApprovalRequested):
+                team.approve(event.agent, event.invocation.id)
+
+        team.send("clean up")
+        seen = until_quiet(events, on_event=approve)
+        sent_back = _llm(team.agents["lead"]).requests[-1].messages[-1].content
+    [result] = [e.result for e in seen if isinstance(e, ToolResultReceived)]
+    assert (result.status, result.content) == ("success", "purged /tmp/x")
+    assert "purged /tmp/x" in sent_back
+    assert seen[-1].answer == "purged, as you allowed"
+
+
+def test_stopping_fails_every_reply_owed_with_the_same_wording(runtime):
+    """The turn running and the message waiting behind it: each reply fails alike."""
+    lead = member("lead", [call("block"), "never", "never either"], tools=["block"])
+    team = AgentTeam(team_config(lead, runtime), tools=[block], runtime=runtime).start()
+    try:
+        events = team.events()
+        running = team.send("work")
+        while not isinstance(events.get(timeout=60), ToolStarted):
+            pass
+        waiting = team.send("and then this")
+    finally:
+        team.stop()
+    wordings = set()
+    for reply in (running, waiting):
+        with pytest.raises(AgentStoppedError) as caught:
+            reply.result(timeout=30)
+        wordings.add(str(caught.value))
+    assert wordings == {"agent 'lead' stopped before the turn finished"}
+
+
+def test_the_team_s_usage_sums_its_members(runtime):
+    """On Ray counted on the driver from the events the hosts stream: the same figures."""
+    lead = member("lead", [call("send_message_to", recipient_name="helper", content="hi"),
+                           "asked", "never used"])
+    helper = member("helper", ["ok"], tools=[])
+    with AgentTeam(one_team(lead, helper), runtime=runtime) as team:
+        events = team.events()
+        team.send("go")
+        until_quiet(events)
+        usage = team.usage
+    assert (usage.run.llm_calls, usage.run.tool_calls) == (3, 1)  # lead 2, helper 1
+    assert usage.members["lead"].llm_calls == 2 and usage.members["helper"].llm_calls == 1
+    assert usage.run.cost_text == "unknown"  # a scripted model has no price, never $0
+
+
+@pytest.mark.slow  # a real MCP server (in the member's host on Ray): seconds
+def test_a_member_calls_a_real_mcp_server_s_tool(runtime):
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
+                                      "'autobyteus-like[mcp]'")
+    from autobyteus_like.mcp import MCPToolset
+    from tests.mcp.helpers import sdk_stdio
+
+    command, args = sdk_stdio()
+    server = MCPToolset.stdio(command, args, name="sdk", timeout_s=20)
+    adder = member("adder", [call("sdk.add", a=2, b=3), "the sum is 5"], tools=["sdk.add"])
+    with AgentTeam(team_config(adder, runtime), tools=[server], runtime=runtime) as team:
+        events = team.events()
+        team.send("add 2 and 3")
+        seen = until_quiet(events)
+        sent_back = _llm(team.agents["adder"]).requests[-1].messages[-1].content
+    [result] = [e.result for e in seen if isinstance(e, ToolResultReceived)]
+    assert (result.status, result.content) == ("success", {"result": 5})
+    assert "5" in sent_back and seen[-1].answer == "the sum is 5"
+
+
+@pytest.mark.slow  # two starts of the team (of its Ray hosts): seconds
+def test_a_turn_cut_by_a_stop_is_resumed_from_the_session_with_its_call_interrupted(
+        runtime, tmp_path):
+    """The next start finds the turn unfinished; resuming sends the model the call's
+    INTERRUPTED result (had the call run again, the model would get what it returned), and
+    the turn ends with the model's answer.
+    (Before ``resume`` the runtimes differ: a local team refuses a new message, a Ray host
+    goes on with the turn as it starts; ``resume`` then collects it.)"""
+    from autobyteus_like.store import Session
+
+    store = tmp_path / "team.sessions.db"
+    lead = member("lead", [call("block"), "never"], tools=["block"])
+    with Session("s", store) as session:
+        team = AgentTeam(team_config(lead, runtime), tools=[block], runtime=runtime,
+                         session=session).start()
+        try:
+            events = team.events()
+            reply = team.send("work")
+            while not isinstance(events.get(timeout=60), ToolStarted):
+                pass
+        finally:
+            team.stop()
+        with pytest.raises(AgentStoppedError):
+            reply.result(timeout=30)
+        assert session.standing() == "unfinished"
+    again = member("lead", ["(the first process's request)",  # answers by request number
+                            "it was cut off; I will check before trying again"],
+                   tools=["block"])
+    with Session("s", store) as session, AgentTeam(
+            team_config(again, runtime), tools=[block], runtime=runtime,
+            session=session) as team:
+        assert team.resume(timeout=60) == "it was cut off; I will check before trying again"
+        [request] = _llm(team.agents["lead"]).requests
+    assert "INTERRUPTED" in request.messages[-1].content

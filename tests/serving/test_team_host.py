@@ -6,16 +6,21 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import anyio
 import pytest
 
 from autobyteus_like import AgentTurnError, ToolContext, UsageLimits, tool
+from autobyteus_like.errors import RunRefusedError
 from autobyteus_like.events import AgentEvent, ToolStarted
 from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.store import Session
+from autobyteus_like.team import TeamConfig
 from tests.runtime.helpers import call, member, team_config
+from tests.serving.left_sessions import killed_mid_tool, waiting_team
+from tests.serving.team_tools import TOOLS as SERVED_TOOLS
 
 
 async def _ignore(event: AgentEvent) -> None:
@@ -237,3 +242,56 @@ def test_a_cancelled_ask_waits_for_its_tools_and_the_next_ask_is_watched(limits)
         assert [e.invocation.name for e in seen if isinstance(e, ToolStarted)] == ["note"]
     finally:
         host.stop()
+
+
+def _left_unfinished(tmp_path: Path, then: list[str]) -> tuple[TeamConfig, Session]:
+    """A team and its session, left unfinished by a real run killed mid-tool."""
+    team = waiting_team(tmp_path, then)
+    killed_mid_tool(team, "s1")
+    return (TeamConfig.from_yaml(team, tools=SERVED_TOOLS),
+            Session("s1", tmp_path / "lefteam.sessions.db"))
+
+
+@pytest.mark.slow
+def test_a_session_left_unfinished_is_resumed_before_any_message(tmp_path):
+    config, session = _left_unfinished(tmp_path, ["Resumed.", "Next."])
+    with session:
+        host = TeamHost(config, tools=SERVED_TOOLS, session=session)
+        host.start()
+        try:
+            assert host.unfinished == "unfinished"
+            with pytest.raises(RunRefusedError, match="has an unfinished turn its last process"):
+                anyio.run(host.ask, "hi", None, _ignore)
+            assert anyio.run(host.ask, None, None, _ignore) == "Resumed."  # as team.resume()
+            assert host.unfinished is None
+            assert anyio.run(host.ask, "hi", None, _ignore) == "Next."
+            with pytest.raises(RunRefusedError, match="nothing unfinished to abandon"):
+                anyio.run(host.abandon, "too late")
+        finally:
+            host.stop()
+        assert [(t.text, t.state, t.answer) for t in session.store.turns("s1", "lead")] == [
+            ("wait for it", "done", "Resumed."), ("hi", "done", "Next.")]
+
+
+@pytest.mark.slow
+def test_a_session_left_unfinished_is_abandoned_with_a_reason(tmp_path):
+    config, session = _left_unfinished(tmp_path, ["Fresh."])
+    with session:
+        host = TeamHost(config, tools=SERVED_TOOLS, session=session)
+        host.start()
+        try:
+            with pytest.raises(RunRefusedError, match="a reason"):
+                anyio.run(host.abandon, "  ")
+            assert host.unfinished == "unfinished"
+            anyio.run(host.abandon, "gave up")  # as team.abandon_unfinished("gave up")
+            with pytest.raises(AgentTurnError, match="nothing unfinished to go on with"):
+                anyio.run(host.ask, None, None, _ignore)
+            assert anyio.run(host.ask, "hi", None, _ignore) == "Fresh."
+        finally:
+            host.stop()
+        store = session.store
+        left, fresh = store.turns("s1", "lead")
+        assert (left.state, left.error) == ("failed", "gave up")
+        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
+            "interrupted"]
+        assert (fresh.text, fresh.answer) == ("hi", "Fresh.")

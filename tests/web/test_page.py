@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.serving.left_sessions import killed_mid_tool, waiting_team
 from tests.web.browser import browser_page
 from tests.web.served_team import TOOLS, WebServer, call, write_team
 
@@ -167,7 +168,8 @@ def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path):
             assert "[user] purge it" in history.inner_text()
             assert "Purging <b>now</b>." in history.inner_text()  # as text
             resume = page.locator("#resume")
-            assert resume.is_visible() and "calls wait" in resume.inner_text()
+            assert resume.is_visible()
+            assert "call waiting for a decision" in page.inner_text("#unfinished-text")
             resume.click()
             page.locator(".approval .approve").click()
             page.wait_for_selector("#run-state[data-state=finished]")
@@ -177,3 +179,45 @@ def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path):
     finally:
         assert server.stop() == 0
     assert marker.read_text() == "purged\n"
+
+
+def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tmp_path):
+    """A run killed mid-tool left session s1 with an unfinished turn. The page says so and
+    offers Resume and Abandon (with a reason); a message is refused until one is chosen. A
+    second page on the same team sees the abandon and the next run."""
+    team = waiting_team(tmp_path, ["Answered."])
+    killed_mid_tool(team, "s1")
+    server = WebServer(team, "--session", "s1")
+    try:
+        with browser_page() as page:
+            other = page.context.new_page()
+            for tab in (page, other):
+                tab.goto(server.url)
+                tab.wait_for_selector("body[data-connected]")
+                assert tab.locator("#unfinished").is_visible()
+                assert tab.inner_text("#unfinished-text").startswith(
+                    "This session has an unfinished turn")
+            page.fill("#message", "hello")
+            page.click("#send")
+            page.wait_for_function("() => document.getElementById('notice').textContent")
+            assert page.inner_text("#notice") == (
+                "session 's1' has an unfinished turn its last process left: resume it or "
+                "abandon it (with a reason) before sending a new message")
+            page.click("#abandon")  # no reason yet: asked for one, nothing sent
+            assert page.inner_text("#notice") == (
+                "say why the unfinished work is abandoned (a reason)")
+            assert server.state()["unfinished"] == "unfinished"
+            page.fill("#abandon-reason", "gave up on it")
+            page.click("#abandon")
+            for tab in (page, other):  # both pages: the box goes, the panel says why
+                tab.locator("#unfinished").wait_for(state="hidden")
+                lead = tab.locator(".panel[data-member=lead]")
+                lead.get_by_text("the unfinished work was abandoned: gave up on it").wait_for()
+            other.fill("#message", "fresh")  # the other page sends the next message
+            other.click("#send")
+            for tab in (page, other):
+                tab.wait_for_selector("#run-state[data-state=finished]")
+                tab.locator("#answer").get_by_text("Answered.").wait_for()
+            assert page.evaluate("window.__teamPage.duplicates") == 0
+    finally:
+        assert server.stop() == 0

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from autobyteus_like.store import CallState, open_store
+from tests.serving.left_sessions import killed_mid_tool, waiting_team
 from tests.web.served_team import TOOLS, WebServer, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server in a subprocess per test
@@ -198,3 +199,63 @@ def test_with_a_session_stop_ends_the_turn_in_the_store_and_the_next_run_is_fres
         assert (fresh.text, fresh.answer) == ("again", "Fresh.")
     finally:
         store.close()
+
+
+def test_a_session_left_unfinished_refuses_a_message_until_abandoned_with_a_reason(tmp_path):
+    team = waiting_team(tmp_path, ["Answered."])
+    killed_mid_tool(team, "s1")
+    server = WebServer(team, "--session", "s1")
+    try:
+        assert server.state()["unfinished"] == "unfinished"
+        status, refused = server.post("/api/run", {"message": "hi"})
+        assert (status, refused["error"]) == (409, (
+            "session 's1' has an unfinished turn its last process left: resume it or abandon "
+            "it (with a reason) before sending a new message"))
+        assert server.post("/api/abandon", {"reason": ""})[0] == 400
+        status, body = server.post("/api/abandon", {"reason": "gave up on it"})
+        assert status == 200, body
+        numbered = server.events(until="RUN_FINISHED")
+        events = [event for _, event in numbered]
+        assert [e["type"] for e in events] == ["RUN_STARTED", "CUSTOM", "CUSTOM", "RUN_FINISHED"]
+        assert events[1]["value"]["abandon"] == "gave up on it"
+        assert events[2]["name"] == "autobyteus.session_abandoned"
+        assert server.state()["unfinished"] is None
+        status, again = server.post("/api/abandon", {"reason": "twice"})
+        assert (status, again["error"]) == (409, "the session has nothing unfinished to abandon")
+        assert server.post("/api/run", {"message": "fresh"})[0] == 202
+        last = server.events(last_event_id=numbered[-1][0], until="RUN_FINISHED")[-1][1]
+        assert last.get("result") == "Answered.", last
+    finally:
+        assert server.stop() == 0
+    store = open_store(str(tmp_path / "lefteam.sessions.db"))
+    try:
+        left, fresh = store.turns("s1", "lead")
+        assert (left.state, left.error) == ("failed", "gave up on it")
+        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
+            "interrupted"]
+        assert (fresh.text, fresh.answer) == ("fresh", "Answered.")
+    finally:
+        store.close()
+
+
+def test_abandon_is_refused_without_a_session_and_while_a_run_goes_on(tmp_path):
+    waited = tmp_path / "waited"
+    team = write_team(tmp_path, [
+        {"name": "lead", "tool_format": "json", "tools": ["wait"],
+         "llm": {"provider": "scripted", "responses": [
+             call("wait", seconds=60, marker=str(waited)), "never"]}}])
+    server = WebServer(team)
+    try:
+        status, body = server.post("/api/abandon", {"reason": "why not"})
+        assert (status, body["error"]) == (409, "there is no session whose work to abandon")
+    finally:
+        assert server.stop() == 0
+    server = WebServer(team, "--session", "busy")
+    try:
+        assert server.post("/api/run", {"message": "wait"})[0] == 202
+        status, body = server.post("/api/abandon", {"reason": "why not"})
+        assert (status, body["error"]) == (
+            409, "run 'run-1' is still going on; wait for it or stop it first")
+        assert server.post("/api/stop")[1] == {"stopped": True}
+    finally:
+        assert server.stop() == 0

@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools.builtin.unified_diff import PatchError, apply_unified_diff
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
@@ -35,6 +34,7 @@ from autobyteus_like.tools.sandbox_files import (
 )
 from autobyteus_like.tools.sandbox_root import RootedPath, refusal
 from autobyteus_like.tools.sandbox_tree import list_sorted, open_directory
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["fs_tools"]
 

@@ -51,12 +51,12 @@ from autobyteus_like.tools.builtin.process_supervisor import (
     kill_all,
     session_members,
 )
-from autobyteus_like.tools.context import CancelFlag, ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.sandbox import SandboxPolicy
 from autobyteus_like.tools.sandbox_tree import open_directory
+from autobyteus_like.tools.tool_context import CancelFlag, ToolContext
 
 __all__ = ["child_environment", "process_tools", "run_process"]
 

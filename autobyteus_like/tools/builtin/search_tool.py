@@ -25,7 +25,6 @@ from typing import Any
 import re2
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.tools.context import ToolContext
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode
@@ -33,6 +32,7 @@ from autobyteus_like.tools.sandbox import SandboxPolicy
 from autobyteus_like.tools.sandbox_files import open_for_reading, read_at_most
 from autobyteus_like.tools.sandbox_root import RootedPath, refusal
 from autobyteus_like.tools.sandbox_tree import open_directory, walk_tree
+from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["MAX_LINE_CHARS", "MAX_RESULTS", "LineMatcher", "compile_query", "search_tool"]
 

@@ -152,7 +152,12 @@
   }
 
   const custom = {
-    user_message(m, v) { add(coordinator, el("div", "entry note", v.resumed ? "the session goes on" : "user: " + v.text)); },
+    user_message(m, v) {
+      const text = v.abandon ? "abandoning the unfinished work: " + v.abandon
+        : v.resumed ? "the session goes on" : "user: " + v.text;
+      add(coordinator, el("div", "entry note", text));
+    },
+    session_abandoned(m, v) { add(coordinator, el("div", "entry note", "the unfinished work was abandoned: " + v.reason)); },
     member_status(m, v) { const p = panel(m); p.status.textContent = v.status.replace("_", " "); p.status.dataset.status = v.status; },
     tool_call(m, v) { const c = callElement(m, v.tool_call_id, v.name); c._num.textContent = "#" + v.number; c.dataset.number = v.number; if (v.why) c.title = v.why; },
     approval_requested(m, v) { setState(callElement(m, v.tool_call_id, v.name), "waits for approval"); approvalCard(m, v); },
@@ -177,7 +182,7 @@
     const member = (event.metadata && event.metadata.member) || null;
     switch (event.type) {
       case "RUN_STARTED":
-        runState("running"); $("answer").textContent = ""; $("resume").hidden = true; break;
+        runState("running"); $("answer").textContent = ""; $("unfinished").hidden = true; break;
       case "RUN_FINISHED":
         if (event.outcome && event.outcome.type === "cancelled") runState("stopped");
         else { runState("finished"); $("answer").textContent = event.result == null ? "" : String(event.result); }
@@ -296,24 +301,38 @@
     if (!text.trim()) return;
     notice("");
     api("/api/run", { message: text }).then(() => { $("message").value = ""; })
-      .catch((error) => notice(error.message));
+      .catch((error) => { notice(error.message); getJSON("/api/state").then(showUnfinished); });
   });
   $("stop").addEventListener("click", () => { api("/api/stop").catch((error) => notice(error.message)); });
   $("resume").addEventListener("click", () => {
-    $("resume").hidden = true;
+    notice("");
     api("/api/run", { resume: true }).catch((error) => notice(error.message));
   });
+  $("abandon").addEventListener("click", () => {
+    const reason = $("abandon-reason").value;
+    if (!reason.trim()) { notice("say why the unfinished work is abandoned (a reason)"); $("abandon-reason").focus(); return; }
+    notice("");
+    api("/api/abandon", { reason }).then(() => { $("abandon-reason").value = ""; })
+      .catch((error) => notice(error.message));
+  });
+
+  function showUnfinished(state) {
+    // what the session's last process left, neither resumed nor abandoned: a new message
+    // is refused until one of the two settles it
+    $("unfinished").hidden = !state.unfinished || Boolean(state.running);
+    if (state.unfinished) {
+      $("unfinished-text").textContent = state.unfinished === "waiting"
+        ? "This session has a call waiting for a decision, left by its last process. Resume it (the call asks again), or abandon it with a reason."
+        : "This session has an unfinished turn, left by its last process. Resume it, or abandon it with a reason.";
+    }
+  }
 
   getJSON("/api/state").then((state) => {
     $("team").textContent = state.team;
     $("session").textContent = state.session ? "session " + state.session : "";
     coordinator = state.coordinator;
     stats.prefix = state.custom_prefix;
-    if (state.standing === "waiting" || state.standing === "unfinished") {
-      $("resume").hidden = false;
-      $("resume").textContent = state.standing === "waiting"
-        ? "Continue the session (calls wait for a decision)" : "Continue the session";
-    }
+    showUnfinished(state);
     for (const m of state.members) panel(m.name).role.textContent = m.role || "";
     return getJSON("/api/history").then(history);
   }).then(follow).catch((error) => notice(error.message));

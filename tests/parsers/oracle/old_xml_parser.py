@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from autobyteus_like.parsers.base import FormatParser
 from autobyteus_like.parsers.call_builder import without_lone_surrogates
+from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.parse_events import (
     ParseEvent,
     TextDelta,

@@ -19,11 +19,11 @@ from loguru import logger
 from mcp.shared.exceptions import MCPError
 
 from autobyteus_like.errors import ConfigError, ToolFailure
-from autobyteus_like.mcp.config import MCPServerConfig
 from autobyteus_like.mcp.connection import ServerConnection, start_failure
 from autobyteus_like.mcp.failures import call_failure, why
 from autobyteus_like.mcp.loop_thread import LoopThread
 from autobyteus_like.mcp.results import result_content
+from autobyteus_like.mcp.server_config import MCPServerConfig
 from autobyteus_like.mcp.tool_definitions import CallFactory, Listing, build_listing
 from autobyteus_like.tools.invocation import ErrorCode
 

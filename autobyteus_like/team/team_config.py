@@ -26,22 +26,22 @@ from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.config_problems import config_error, describe_problem
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
-from autobyteus_like.runtime.config import (
+from autobyteus_like.runtime.runtime_config import (
     LocalRuntime,
     MemberResources,
     RuntimeConfig,
     lift_member_resources,
 )
 from autobyteus_like.tools.registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
-from autobyteus_like.usage.limits import UsageLimits
 from autobyteus_like.usage.prices import PriceTable
+from autobyteus_like.usage.usage_limits import UsageLimits
 
 __all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
 
 
 
 def _server_name(name: str) -> str:
-    from autobyteus_like.mcp.config import SERVER_NAME  # only for teams that name servers
+    from autobyteus_like.mcp.server_config import SERVER_NAME  # only for teams that name servers
 
     if not SERVER_NAME.match(name):
         raise ValueError("a server's name is the namespace of its tools: letters, digits, '_' "
@@ -52,7 +52,7 @@ def _server_name(name: str) -> str:
 def _server_config(entry: Any) -> Any:
     """One ``mcp_servers`` entry as an ``MCPServerConfig``; the MCP package is imported only
     by teams that name servers."""
-    from autobyteus_like.mcp.config import MCPServerConfig
+    from autobyteus_like.mcp.server_config import MCPServerConfig
 
     if isinstance(entry, MCPServerConfig):
         return entry
