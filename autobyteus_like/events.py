@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from autobyteus_like.frozen_values import fast_frozen
 from autobyteus_like.llm.messages import Message, NativeToolCall
 from autobyteus_like.parsers.parse_events import ParseErrorInfo
 from autobyteus_like.tools.image_content import ImageContent
@@ -52,6 +53,7 @@ class AgentStatus(StrEnum):
     STOPPED = "stopped"
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentEvent:
     """Base of every event: the name of the agent it happened in."""
@@ -59,6 +61,7 @@ class AgentEvent:
     agent: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessageReceived(AgentEvent):
     """A message for the agent; it starts a turn, or waits for the current one to finish."""
@@ -78,6 +81,7 @@ class UserMessageReceived(AgentEvent):
     the message, or the sender's own span); set only when tracing is on."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConversationReset(AgentEvent):
     """Forget the conversation so far (applied between turns, never inside one)."""
@@ -88,6 +92,7 @@ class ConversationReset(AgentEvent):
     """The conversation to start from (seeding); empty: start from nothing."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMRequestStarted(AgentEvent):
     """The agent asked its LLM for a response (``iteration`` counts round trips this turn)."""
@@ -98,6 +103,7 @@ class LLMRequestStarted(AgentEvent):
     message_count: int
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMChunkReceived(AgentEvent):
     """A streamed piece of the LLM's response: text, and/or complete native tool calls."""
@@ -107,6 +113,7 @@ class LLMChunkReceived(AgentEvent):
     tool_calls: tuple[NativeToolCall, ...] = ()
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMResponseCompleted(AgentEvent):
     """The LLM finished its response (every piece of text came before, as chunks)."""
@@ -137,6 +144,7 @@ class LLMResponseCompleted(AgentEvent):
     (each also announced as an ``LLMAdapted`` event); spans record it."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMModelSwitched(AgentEvent):
     """A model failed before answering and the next fallback model was tried."""
@@ -148,6 +156,7 @@ class LLMModelSwitched(AgentEvent):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMRequestFailed(AgentEvent):
     """The LLM call raised; the turn ends with this error. A provider's failure has
@@ -158,6 +167,7 @@ class LLMRequestFailed(AgentEvent):
     error_type: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMAdapted(AgentEvent):
     """The LLM changed how it talks to its server for the rest of its life: ``what``
@@ -170,6 +180,7 @@ class LLMAdapted(AgentEvent):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantTextDelta(AgentEvent):
     """Prose the LLM wrote around its tool calls (the parser's text)."""
@@ -177,6 +188,7 @@ class AssistantTextDelta(AgentEvent):
     text: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallParsed(AgentEvent):
     """A complete call was read from the stream."""
@@ -184,6 +196,7 @@ class ToolCallParsed(AgentEvent):
     invocation: ToolInvocation
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallParseFailed(AgentEvent):
     """A call could not be read; it gets a PARSE_ERROR result in its slot."""
@@ -192,6 +205,7 @@ class ToolCallParseFailed(AgentEvent):
     invocation_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PendingToolInvocation(AgentEvent):
     """A parsed call waiting to be validated, approved and run."""
@@ -199,6 +213,7 @@ class PendingToolInvocation(AgentEvent):
     invocation: ToolInvocation
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ApprovalRequested(AgentEvent):
     """A call waits for ``approve`` or ``deny``."""
@@ -206,6 +221,7 @@ class ApprovalRequested(AgentEvent):
     invocation: ToolInvocation
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ApprovalGranted(AgentEvent):
     """Someone approved a waiting call."""
@@ -213,6 +229,7 @@ class ApprovalGranted(AgentEvent):
     invocation_id: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ApprovalDenied(AgentEvent):
     """Someone denied a waiting call; it gets a DENIED result."""
@@ -221,6 +238,7 @@ class ApprovalDenied(AgentEvent):
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolStarted(AgentEvent):
     """A call began executing."""
@@ -228,6 +246,7 @@ class ToolStarted(AgentEvent):
     invocation: ToolInvocation
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultReceived(AgentEvent):
     """A call's result (success or failure), in whatever order calls finish."""
@@ -235,6 +254,7 @@ class ToolResultReceived(AgentEvent):
     result: ToolResult
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnCompleted(AgentEvent):
     """The turn ended: with the LLM's final answer, or with an error."""
@@ -245,6 +265,7 @@ class TurnCompleted(AgentEvent):
     iterations: int = 0
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentErrorOccurred(AgentEvent):
     """Something went wrong inside the agent; it keeps running."""
@@ -253,6 +274,7 @@ class AgentErrorOccurred(AgentEvent):
     error_type: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentStatusChanged(AgentEvent):
     """The agent's status changed."""

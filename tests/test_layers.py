@@ -22,7 +22,7 @@ ROOT_API = "autobyteus_like"
 _RUN_TIME_LOADERS = {"import_module", "__import__", "spec_from_file_location"}
 
 LAYERS: list[set[str]] = [
-    {"errors", "error_codes", "extras", "config_problems"},
+    {"errors", "error_codes", "extras", "config_problems", "frozen_values"},
     {"tools"},
     {"llm", "mcp"},
     {"formatters", "parsers"},

@@ -36,9 +36,7 @@ def success_result(invocation: ToolInvocation, value: Any,
             isinstance(value, list | tuple) and any(isinstance(v, ImageContent) for v in value)):
         value = _images_named(value, images)
     content = capped(json_value(value), max_chars)
-    return ToolResult.model_construct(invocation_id=invocation.id, tool_name=invocation.name,
-                                      status="success", content=content, error=None,
-                                      images=tuple(images))
+    return ToolResult.trusted_success(invocation, content, tuple(images))
 
 
 def _images_named(value: Any, images: list[ImageContent]) -> Any:

@@ -9,7 +9,6 @@ more, with the processors told so (they cut harder); a second refusal is the tur
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -75,9 +74,10 @@ class ShapedLLM(LLM):
                                f"{type(exc).__name__}: {exc}") from exc
             kept_system, messages = self._untyped(history)
             system = kept_system if kept_system is not None else system
-        return dataclasses.replace(
-            request, system_prompt=system, messages=self._sendable(messages),
-            response_schema=self.response_schema or request.response_schema)
+        # built directly (dataclasses.replace walks every field in Python, twice a turn);
+        # tests/history/test_outgoing.py checks that no field of the request is lost
+        return LLMRequest(system, self._sendable(messages), request.tools, request.rules,
+                          self.response_schema or request.response_schema)
 
     def _sendable(self, messages: Sequence[Message]) -> tuple[Message, ...]:
         """``sendable``, each text-only copy made once for a long chat. A request usually

@@ -9,7 +9,6 @@ by that format's parser, so no markup of one format reaches a model taught anoth
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from autobyteus_like.formats import NATIVE, ToolFormat
@@ -127,5 +126,5 @@ def sendable(messages: Sequence[Message], native: bool) -> tuple[Message, ...]:
     text it read (their data is for history, not for a provider's native fields)."""
     if native:
         return tuple(messages)
-    return tuple(dataclasses.replace(m, tool_calls=(), tool_results=())
+    return tuple(Message(m.role, m.content, images=m.images, carried=m.carried)
                  if m.tool_calls or m.tool_results else m for m in messages)

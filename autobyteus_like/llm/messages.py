@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from autobyteus_like.frozen_values import fast_frozen
 from autobyteus_like.tools.call_rules import CallRules
 
 if TYPE_CHECKING:
@@ -16,6 +17,7 @@ __all__ = ["Adaptation", "LLMChunk", "LLMRequest", "Message", "ModelSwitch", "Na
            "TokenUsage"]
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Message:
     """One conversation message.
@@ -41,6 +43,7 @@ class Message:
 _NO_RULES = CallRules()
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class LLMRequest:
     """Everything one LLM call sees: the system prompt, the history, and (native tool calling
@@ -56,6 +59,7 @@ class LLMRequest:
     (an agent's ``output_mode="provider"``); None: free text."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class NativeToolCall:
     """A tool call as a provider's decoder assembled it: the arguments still JSON text."""
@@ -68,6 +72,7 @@ class NativeToolCall:
     reading a text reply): what was wrong, told to the model as a parse error."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class TokenUsage:
     """Token counts, with one meaning for every provider.
@@ -98,6 +103,7 @@ def _count(value: object) -> bool:
     return type(value) is int and value >= 0  # bool is not a count
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Adaptation:
     """The LLM changed how it talks to its server, for the rest of its life: ``what``
@@ -108,6 +114,7 @@ class Adaptation:
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ModelSwitch:
     """A fallback: the model that failed, why, and the model tried next."""
@@ -119,6 +126,7 @@ class ModelSwitch:
     reason: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class LLMChunk:
     """A piece of a streamed response. ``final`` marks the last one, when the provider knows

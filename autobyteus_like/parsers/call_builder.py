@@ -23,6 +23,7 @@ __all__ = ["CallBuilder", "snippet", "without_lone_surrogates"]
 
 _SNIPPET = 240
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_VALIDATE_INVOCATION = ToolInvocation.__pydantic_validator__.validate_python
 
 
 def snippet(text: str) -> str:
@@ -129,9 +130,11 @@ class CallBuilder:
                 lifted = arguments.pop("why")
                 why = why if why is not None else lifted
         rationale = None if why is None else (why if isinstance(why, str) else _as_text(why))
-        return ToolInvocation(
-            id=self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),
-            name=name,
-            arguments=arguments,
-            why=rationale.strip() or None if rationale is not None else None,
-        )
+        # validated as ToolInvocation(...) would, without its Python __init__ in between
+        invocation: ToolInvocation = _VALIDATE_INVOCATION({
+            "id": self.ids.claim(call_id) if call_id else self.ids.allocate(name, arguments),
+            "name": name,
+            "arguments": arguments,
+            "why": rationale.strip() or None if rationale is not None else None,
+        })
+        return invocation

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from autobyteus_like.frozen_values import fast_frozen
+
 __all__ = [
     "ARGUMENT_KEYS",
     "LIST_KEYS",
@@ -35,6 +37,7 @@ _WRAPPER_KEYS = ("function", "functionCall", "tool")
 _RATIONALE_KEYS = ("reasoning", "why")
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CallSpec:
     """A call as written: its arguments may still be JSON text or the wrong type."""
@@ -45,6 +48,7 @@ class CallSpec:
     why: Any = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CallProblem:
     """Something in a call position that is not a usable call."""

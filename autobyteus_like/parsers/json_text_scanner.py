@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from autobyteus_like.frozen_values import fast_frozen
 from autobyteus_like.parsers.json_tracker import JsonTracker, Status
 from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from autobyteus_like.parsers.parse_events import TextDelta
@@ -52,6 +53,7 @@ Prose = TextDelta
 as it comes (one object per piece, however many chunks)."""
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class JsonValue:
     """A complete, valid JSON object or array and the exact text it was read from."""
@@ -60,6 +62,7 @@ class JsonValue:
     raw: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class BrokenJson:
     """A candidate that never became valid JSON. Its text was already given out as Prose and

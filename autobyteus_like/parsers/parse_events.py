@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from autobyteus_like.frozen_values import fast_frozen
 from autobyteus_like.tools.invocation import ParseErrorInfo, ToolInvocation
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
 ]
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     """Prose around the calls."""
@@ -24,6 +26,7 @@ class TextDelta:
     text: str
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ToolCallStarted:
     """A call began. ``id`` is known here only if the model supplied one; the completed
@@ -34,6 +37,7 @@ class ToolCallStarted:
     id: str | None = None
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ToolCallCompleted:
     """A call is complete; emitted the moment its closing marker arrives."""
@@ -42,6 +46,7 @@ class ToolCallCompleted:
     index: int = 0
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class ToolCallFailed:
     """A call could not be read; the valid calls around it are unaffected."""

@@ -181,8 +181,8 @@ class ToolDefinition:
             for key in raw if key not in properties
         ]
         known = {key: value for key, value in raw.items() if key in properties}
-        try:
-            model = self._validator.model_validate(known)
+        try:  # model_validate without its keyword handling (half the cost of a small call)
+            model = self._validator.__pydantic_validator__.validate_python(known)
         except ValidationError as exc:
             problems.extend(_describe(error, properties) for error in exc.errors(include_url=False))
             model = None
@@ -219,7 +219,7 @@ class ToolDefinition:
             if self.context_parameter is not None:
                 return self.function(model, **{self.context_parameter: _context(context)})
             return self.function(model)
-        values = {name: getattr(model, name) for name in type(model).model_fields}
+        values = {name: getattr(model, name) for name in type(model).__pydantic_fields__}
         if self.context_parameter is not None:
             values[self.context_parameter] = _context(context)
         return self.function(**values)

@@ -89,6 +89,21 @@ class ToolResult(BaseModel):
         )
 
     @classmethod
+    def trusted_success(cls, invocation: ToolInvocation, content: Any,
+                        images: tuple[ImageContent, ...] = ()) -> ToolResult:
+        """A success whose ``content`` is already known to be a JSON value: exactly what
+        ``model_construct`` makes of the same fields (nothing validated), built without its
+        per-field Python loop (a third of its cost, once per tool call)."""
+        result = cls.__new__(cls)
+        _set(result, "__dict__", {"invocation_id": invocation.id, "tool_name": invocation.name,
+                                  "status": "success", "content": content, "error": None,
+                                  "images": images})
+        _set(result, "__pydantic_fields_set__", set(_RESULT_FIELDS))
+        _set(result, "__pydantic_extra__", None)
+        _set(result, "__pydantic_private__", None)
+        return result
+
+    @classmethod
     def failure(
         cls,
         invocation: ToolInvocation,
@@ -121,6 +136,10 @@ class ToolResult(BaseModel):
                            "the call was running when the agent's process stopped; whether it "
                            "finished is unknown",
                            suggestion="check whether its effect happened before calling it again")
+
+
+_set = object.__setattr__
+_RESULT_FIELDS = tuple(ToolResult.model_fields)
 
 
 def _not_json(value: Any, depth: int = 0) -> str:

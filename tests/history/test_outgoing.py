@@ -4,7 +4,9 @@ objects) is sent exactly what ``sendable`` makes of it."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+from typing import Any
 
 from autobyteus_like.formats import builtin_format
 from autobyteus_like.history.outgoing import ShapedLLM
@@ -38,3 +40,27 @@ def test_every_request_is_sent_what_sendable_makes_of_it() -> None:
         sent = shaped.shape(LLMRequest("system", tuple(messages)), cancel).messages
         assert sent == sendable(messages, False)
         assert all(not m.tool_calls and not m.tool_results for m in sent)
+
+
+def _every_field_set(cls: type, **given: object) -> Any:
+    """An instance of the dataclass ``cls`` whose every field holds a value of its own (not
+    its default), so a copy that drops or mixes up a field cannot equal it."""
+    values = {f.name: given.get(f.name, (f"{f.name}-value",)) for f in dataclasses.fields(cls)}
+    return cls(**values)
+
+
+def test_a_shaped_request_keeps_every_field_of_the_request() -> None:
+    # shape builds the request directly rather than through dataclasses.replace: a field
+    # added to LLMRequest and forgotten there fails here
+    shaped = ShapedLLM(ScriptedLLM([]), "a", builtin_format("json"))
+    request = _every_field_set(LLMRequest, system_prompt="system", messages=tuple(_exchange(1)),
+                               response_schema={"type": "object"})
+    sent = shaped.shape(request, threading.Event())
+    assert sent == dataclasses.replace(request, messages=sendable(request.messages, False))
+
+
+def test_sendable_drops_only_calls_and_results() -> None:
+    message = _every_field_set(Message, role="assistant")
+    expected = dataclasses.replace(message, tool_calls=(), tool_results=())
+    assert sendable((message,), False) == (expected,)
+    assert sendable((message,), True) == (message,)

@@ -34,3 +34,28 @@ def test_ids_are_deterministic_and_unique_per_session():
     assert first.allocate("read", {"path": "b"})[:-2] != a1[:-2]
     assert first.claim("call_x") == "call_x"
     assert first.claim("call_x") == "call_x_2"
+
+
+def test_a_trusted_success_is_what_model_construct_makes():
+    import pickle
+
+    from autobyteus_like.tools.image_content import ImageContent
+
+    call = ToolInvocation(id="call_1", name="read", arguments={"path": "a"})
+    for content, images in [("ok", ()), ({"rows": [1, 2]}, (ImageContent(
+            b"\x89PNG\r\n\x1a\n", "image/png"),)), (None, ())]:
+        fast = ToolResult.trusted_success(call, content, images)
+        reference = ToolResult.model_construct(
+            invocation_id="call_1", tool_name="read", status="success", content=content,
+            error=None, images=images)
+        assert type(fast) is ToolResult and fast == reference
+        assert fast.__dict__ == reference.__dict__
+        assert fast.model_fields_set == reference.model_fields_set
+        assert fast.__pydantic_extra__ == reference.__pydantic_extra__
+        assert fast.__pydantic_private__ == reference.__pydantic_private__
+        assert fast.model_dump() == reference.model_dump()
+        assert fast.model_dump(exclude_unset=True) == reference.model_dump(exclude_unset=True)
+        assert repr(fast) == repr(reference)
+        assert pickle.loads(pickle.dumps(fast)) == reference
+        with pytest.raises(ValidationError):
+            fast.content = "changed"
