@@ -56,6 +56,12 @@ def _kill_when_blocked(events, team) -> int:
     while not (isinstance(event := events.get(timeout=60), ToolStarted)
                and event.agent == "worker" and event.invocation.name == "block"):
         pass
+    # ToolStarted means the call was started, not that its body has run its first line: kill
+    # only once the body has said it runs, or the kill may land before it ever did
+    deadline = time.monotonic() + 60
+    while not (RUNS / "block").exists() or not (RUNS / "block").read_text().strip():
+        assert time.monotonic() < deadline, "the block tool's body never started"
+        time.sleep(0.01)
     (actor,) = list_actors(filters=[("name", "=", team.agents["worker"].actor_name)])
     os.kill(actor.pid, signal.SIGKILL)
     return actor.pid
