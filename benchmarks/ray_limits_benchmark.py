@@ -17,25 +17,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import time
 
 import ray
 
-from autobyteus_like import AgentTeam, UsageLimits
-from autobyteus_like.runtime import RayRuntime
-from benchmarks.ray_scale_benchmark import ring_team
+from autobyteus_like import UsageLimits
+from benchmarks.ray_scale_benchmark import hop_ms
 
 HIGH = UsageLimits(max_llm_calls=10**9, max_tool_calls=10**9)
-
-
-def ring_ms(size: int, laps: int, per_worker: int | str, limits: UsageLimits | None) -> float:
-    """ms per hop of one ring round ``laps`` times, the team with ``limits`` (or none)."""
-    config = ring_team(size, laps).model_copy(update={"limits": limits})
-    team = AgentTeam(config, runtime=RayRuntime(backend="ray", members_per_worker=per_worker))
-    with team:
-        start = time.perf_counter()
-        assert team.run("hop", timeout=600) == "passed"
-        return (time.perf_counter() - start) / (size * laps) * 1e3
 
 
 def main() -> None:
@@ -50,12 +38,12 @@ def main() -> None:
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
     load = os.getloadavg()[0]
-    ring_ms(args.members, 1, per_worker, None)  # warm: the workers' first imports
+    hop_ms(args.members, 1, per_worker, None)  # warm: the workers' first imports
     without: list[float] = []
     with_limits: list[float] = []
     for _ in range(args.rounds):
-        without.append(ring_ms(args.members, args.laps, per_worker, None))
-        with_limits.append(ring_ms(args.members, args.laps, per_worker, HIGH))
+        without.append(hop_ms(args.members, args.laps, per_worker, None))
+        with_limits.append(hop_ms(args.members, args.laps, per_worker, HIGH))
     ray.shutdown()
     plain, limited = statistics.median(without), statistics.median(with_limits)
     print(f"{os.cpu_count()} cores; Ray {ray.__version__}; load average {load:.1f} at the "

@@ -26,7 +26,7 @@ from typing import Any, cast
 
 import ray
 
-from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, UsageLimits
 from autobyteus_like.runtime import RayRuntime, portable
 from autobyteus_like.runtime.ray_host import host_class
 from autobyteus_like.runtime.ray_member import RemoteMember
@@ -124,9 +124,13 @@ def show(name: str, figures: dict[str, float]) -> None:
           f"{figures['threads'] / members:.1f} threads a member after it")
 
 
-def hop_ms(size: int, laps: int, members_per_worker: int | str) -> float:
-    """ms per hop of a ``size``-member ring, ``laps`` times round."""
-    team = AgentTeam(ring_team(size, laps),
+def hop_ms(size: int, laps: int, members_per_worker: int | str,
+           limits: UsageLimits | None = None) -> float:
+    """ms per hop of a ``size``-member ring, ``laps`` times round (the team with ``limits``)."""
+    config = ring_team(size, laps)
+    if limits is not None:
+        config = config.model_copy(update={"limits": limits})
+    team = AgentTeam(config,
                      runtime=RayRuntime(backend="ray", members_per_worker=members_per_worker))
     with team:
         start = time.perf_counter()

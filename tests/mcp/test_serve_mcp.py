@@ -19,7 +19,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from autobyteus_like.store import open_store
-from tests.serving.left_sessions import killed_mid_tool, waiting_team
+from tests.serving.left_sessions import assert_cut_then_fresh, killed_mid_tool, waiting_team
 
 TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 
@@ -280,15 +280,8 @@ def test_abandon_ends_what_a_session_left_and_the_next_ask_is_served(tmp_path):
         assert said == ["session 's1': abandoned what its last process left unfinished"]
         assert ask_over_http(served.url, "fresh", "ask_lefteam") == "Answered."
     assert served.code == 0, served.rest
-    store = open_store(str(tmp_path / "lefteam.sessions.db"))
-    try:
-        left, fresh = store.turns("s1", "lead")
-        assert (left.state, left.error) == ("failed", "gave up on it")
-        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
-            "interrupted"]
-        assert (fresh.text, fresh.answer) == ("fresh", "Answered.")
-    finally:
-        store.close()
+    assert_cut_then_fresh(tmp_path / "lefteam.sessions.db", "s1", "gave up on it", "fresh",
+                          "Answered.")
 
 
 @pytest.mark.parametrize("args", [["--resume"], ["--abandon", "why"], ["--abandon", " "]])

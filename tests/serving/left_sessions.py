@@ -56,3 +56,22 @@ def killed_mid_tool(team: Path, session: str, *extra: str, timeout: float = 60) 
         process.wait(timeout=30)
         if process.stderr:
             process.stderr.close()
+
+
+def assert_cut_then_fresh(store: Any, session: str, error: str, text: str, answer: str) -> None:
+    """The lead's stored turns in ``session`` are the one left (failed with ``error``, its one
+    call INTERRUPTED) and a fresh one (``text`` answered ``answer``). ``store``: a
+    ``SessionStore``, or the path of one (opened and closed here)."""
+    from autobyteus_like.store import open_store
+
+    opened = open_store(str(store)) if isinstance(store, (str, Path)) else None
+    kept = opened if opened is not None else store
+    try:
+        left, fresh = kept.turns(session, "lead")
+        assert (left.state, left.error) == ("failed", error)
+        assert [c.state.value for c in kept.calls(session, "lead", left.turn_id)] == [
+            "interrupted"]
+        assert (fresh.text, fresh.answer) == (text, answer)
+    finally:
+        if opened is not None:
+            opened.close()

@@ -19,7 +19,7 @@ from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.store import Session
 from autobyteus_like.team import TeamConfig
 from tests.runtime.helpers import call, member, team_config
-from tests.serving.left_sessions import killed_mid_tool, waiting_team
+from tests.serving.left_sessions import assert_cut_then_fresh, killed_mid_tool, waiting_team
 from tests.serving.team_tools import TOOLS as SERVED_TOOLS
 
 
@@ -289,9 +289,4 @@ def test_a_session_left_unfinished_is_abandoned_with_a_reason(tmp_path):
             assert anyio.run(host.ask, "hi", None, _ignore) == "Fresh."
         finally:
             host.stop()
-        store = session.store
-        left, fresh = store.turns("s1", "lead")
-        assert (left.state, left.error) == ("failed", "gave up")
-        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
-            "interrupted"]
-        assert (fresh.text, fresh.answer) == ("hi", "Fresh.")
+        assert_cut_then_fresh(session.store, "s1", "gave up", "hi", "Fresh.")

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from autobyteus_like.store import CallState, open_store
-from tests.serving.left_sessions import killed_mid_tool, waiting_team
+from tests.serving.left_sessions import assert_cut_then_fresh, killed_mid_tool, waiting_team
 from tests.web.served_team import TOOLS, WebServer, body_running, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server in a subprocess per test
@@ -192,15 +192,8 @@ def test_with_a_session_stop_ends_the_turn_in_the_store_and_the_next_run_is_fres
         assert finished.get("result") == "Fresh.", finished
     finally:
         assert server.stop() == 0
-    store = open_store(str(tmp_path / "webteam.sessions.db"))
-    try:
-        stopped, fresh = store.turns("w1", "lead")
-        assert (stopped.state, stopped.error) == ("failed", "the client cancelled the ask")
-        assert [c.state.value for c in store.calls("w1", "lead", stopped.turn_id)] == [
-            "interrupted"]
-        assert (fresh.text, fresh.answer) == ("again", "Fresh.")
-    finally:
-        store.close()
+    assert_cut_then_fresh(tmp_path / "webteam.sessions.db", "w1", "the client cancelled the ask",
+                          "again", "Fresh.")
 
 
 def test_a_session_left_unfinished_refuses_a_message_until_abandoned_with_a_reason(tmp_path):
@@ -229,15 +222,8 @@ def test_a_session_left_unfinished_refuses_a_message_until_abandoned_with_a_reas
         assert last.get("result") == "Answered.", last
     finally:
         assert server.stop() == 0
-    store = open_store(str(tmp_path / "lefteam.sessions.db"))
-    try:
-        left, fresh = store.turns("s1", "lead")
-        assert (left.state, left.error) == ("failed", "gave up on it")
-        assert [c.state.value for c in store.calls("s1", "lead", left.turn_id)] == [
-            "interrupted"]
-        assert (fresh.text, fresh.answer) == ("fresh", "Answered.")
-    finally:
-        store.close()
+    assert_cut_then_fresh(tmp_path / "lefteam.sessions.db", "s1", "gave up on it", "fresh",
+                          "Answered.")
 
 
 def test_abandon_is_refused_without_a_session_and_while_a_run_goes_on(tmp_path):
