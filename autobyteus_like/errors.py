@@ -30,6 +30,7 @@ __all__ = [
     "MissingExtraError",
     "ModelRetry",
     "OutputValidationError",
+    "OwnThreadError",
     "PatchError",
     "RunRefusedError",
     "ScriptExhaustedError",
@@ -251,6 +252,11 @@ class ModelRetry(AutobyteusLikeError):
 
 class AgentStoppedError(AutobyteusLikeError):
     """The agent (or its team) stopped before the turn or run finished."""
+
+
+class OwnThreadError(AutobyteusLikeError, RuntimeError):
+    """A call that waits for the agent was made on one of its own threads (a hook, a handler,
+    a tool), where it would wait for itself."""
 
 
 class StrayEventError(AutobyteusLikeError):

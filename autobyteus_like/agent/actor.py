@@ -52,6 +52,7 @@ from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
 from autobyteus_like.hooks import AgentHooks, compose
+from autobyteus_like.hooks.culprit import failing_hook, hook_failure
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.limit_event import UsageLimitReached
 from autobyteus_like.usage.meter import AgentMeter
@@ -228,7 +229,10 @@ class AgentActor(FastInboxActor):
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
                                         type(event).__name__)
         self._services.handoffs.clear()  # the turn is over: nothing queued for it starts
-        message = f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
+        hook = failing_hook(exc)  # a hook's own failure names the hook and its point
+        message = (f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
+                   if hook is None else f"the hook {hook} raised {type(exc).__name__}: {exc} "
+                   f"(handling {type(event).__name__})")
         if self.ctx.turn is not None:
             complete_turn(self.ctx, "", message)
         else:
@@ -257,7 +261,8 @@ class AgentActor(FastInboxActor):
         try:
             self.ctx.hooks.close()
         except Exception as exc:
-            logger.warning("agent {}: a hook failed to close: {}", self.ctx.name, exc)
+            logger.warning("agent {}: a hook failed to close: {}", self.ctx.name,
+                           hook_failure(exc))
         for action in self.ctx.afterwards:
             action()
         if not self._handed_over:

@@ -28,6 +28,7 @@ from autobyteus_like.events import (
 from autobyteus_like.handlers.context import AgentContext, TurnState
 from autobyteus_like.handlers.scheduling import Slot, TurnSchedule
 from autobyteus_like.handlers.turn_verdict import TurnVerdict
+from autobyteus_like.hooks.culprit import hook_failure
 from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.tools.invocation import ErrorCode, ToolResult
 from autobyteus_like.tools.redaction import redact_invocation
@@ -112,7 +113,7 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
         ctx.hooks.turn_ended(turn, ctx.messages, answer, error)
     except Exception as exc:  # the turn still ends, and says it was not recorded
         error = (f"{error + '; ' if error else ''}the end of the turn could not be recorded "
-                 f"({type(exc).__name__}: {exc})")
+                 f"({hook_failure(exc)})")  # names the hook and its point
     if error is not None:
         ctx.report_error(error, "TurnFailed")
     if ctx.wants(TurnCompleted):
