@@ -156,6 +156,9 @@ class UnknownApprovalError(AutobyteusLikeError, KeyError, ValueError):
         super().__init__(f"agent {agent!r}: no call {invocation_id!r} waits for approval"
                          f"{did_you_mean(invocation_id, waiting)}; waiting: {listing}")
 
+    def __reduce__(self) -> tuple[object, ...]:  # it crosses to a Ray driver
+        return UnknownApprovalError, (self.agent, self.invocation_id, self.waiting)
+
     def __str__(self) -> str:
         return str(self.args[0])
 

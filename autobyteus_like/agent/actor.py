@@ -44,7 +44,13 @@ from autobyteus_like.errors import (
     StrayEventError,
     UsageLimitExceededError,
 )
-from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
+from autobyteus_like.events import (
+    AgentEvent,
+    AgentStatus,
+    ApprovalDenied,
+    ApprovalGranted,
+    UserMessageReceived,
+)
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.handler_registry import HandlerRegistry
@@ -248,6 +254,17 @@ class AgentActor(FastInboxActor):
         turn = self.ctx.turn
         return [] if turn is None else [slot.invocation.id for slot in turn.schedule
                                         if slot.state is SlotState.AWAITING_APPROVAL]
+
+    def decide(self, decision: ApprovalGranted | ApprovalDenied) -> list[str] | None:
+        """Decide a waiting call now (None), or the ids of the calls that wait when none has
+        that id: checked and decided in one mailbox message, so of two decisions on one call
+        the second finds it decided (``Agent.approve``)."""
+        waiting = self.waiting_approvals()
+        if decision.invocation_id not in waiting:
+            return waiting
+        self.ctx.outbox.append(decision)
+        self._drain()
+        return None
 
     def on_stop(self) -> None:
         self._services.stop()

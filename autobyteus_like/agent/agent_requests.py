@@ -84,23 +84,24 @@ class AgentRequests:
     def approve(self, invocation_id: str) -> None:
         """Let a call that waits for approval run (``UnknownApprovalError`` naming the
         waiting calls if none has that id)."""
-        self._check_waiting(invocation_id)
-        self._tell(ApprovalGranted(agent=self.name, invocation_id=invocation_id))
+        self._decide(ApprovalGranted(agent=self.name, invocation_id=invocation_id))
 
     def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
         """Refuse a waiting call; the LLM gets a DENIED result with ``reason``."""
-        self._check_waiting(invocation_id)
-        self._tell(ApprovalDenied(agent=self.name, invocation_id=invocation_id, reason=reason))
+        self._decide(ApprovalDenied(agent=self.name, invocation_id=invocation_id,
+                                    reason=reason))
 
-    def _check_waiting(self, invocation_id: str) -> None:
+    def _decide(self, decision: ApprovalGranted | ApprovalDenied) -> None:
+        """Check and decide in one step on the actor (two deciders: one wins, the other is
+        told no such call waits any more)."""
         ref = self._ref
         if ref is None:
             raise not_running(self.name)
         if threading.current_thread() in self._threads:  # it would wait for itself
             raise on_own_thread(self.name, "approve() or deny()")
         try:
-            waiting: list[str] = ref.proxy().waiting_approvals().get(timeout=10)
+            waiting: list[str] | None = ref.proxy().decide(decision).get(timeout=10)
         except pykka.ActorDeadError:
             raise not_running(self.name) from None
-        if invocation_id not in waiting:
-            raise UnknownApprovalError(self.name, invocation_id, waiting)
+        if waiting is not None:
+            raise UnknownApprovalError(self.name, decision.invocation_id, waiting)
