@@ -132,16 +132,21 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
     while ctx.waiting and ctx.turn is None:
         waiting = ctx.waiting.popleft()
         if isinstance(waiting, ConversationReset):
-            reset_conversation(ctx, waiting)
+            try:
+                reset_conversation(ctx, waiting)
+            except Exception as exc:  # the messages behind it still get their turns
+                ctx.report_error(f"the conversation reset could not be recorded "
+                                 f"({hook_failure(exc)}); the history was kept",
+                                 type(exc).__name__)
         else:
             start_turn(ctx, waiting)
 
 
 def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
-    """Forget the history (between turns), or start from the one the reset carries."""
-    ctx.messages.clear()
+    """Forget the history (between turns), or start from the one the reset carries (once
+    the hooks recorded the reset: one that raises leaves the history as it was)."""
     ctx.hooks.conversation_reset(reset)
-    ctx.messages.extend(reset.history)  # stored with the next turn
+    ctx.messages[:] = reset.history  # stored with the next turn
 
 
 def start_ready_calls(ctx: AgentContext) -> None:

@@ -14,8 +14,9 @@ from concurrent.futures import Future
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, tool
+from autobyteus_like.agent import EventSubscription
 from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError
-from autobyteus_like.events import AgentEvent, ApprovalRequested
+from autobyteus_like.events import AgentErrorOccurred, AgentEvent, ApprovalRequested
 from autobyteus_like.llm.messages import LLMRequest
 
 POINTS = ["message_received", "turn_started", "claim", "request_sent", "call_parsed",
@@ -189,3 +190,83 @@ def test_a_hook_may_send_its_agent_a_message_which_waits_its_turn():
         assert hook.done.wait(10)
         assert isinstance(hook.outcome, Future)
         assert hook.outcome.result(timeout=10) == "more done"
+
+
+def _gated_agent(hook: AgentHooks, responses: list[str], **options: object
+                 ) -> tuple[Agent, threading.Event, threading.Event]:
+    """An agent whose ``note`` tool waits at a gate, so messages can queue behind its turn."""
+    entered, gate = threading.Event(), threading.Event()
+
+    @tool
+    def note(text: str) -> str:
+        """Note it."""
+        entered.set()
+        gate.wait(10)
+        return "noted"
+
+    config = AgentConfig(name="a", llm=ScriptedLLM(responses), tools=[note],
+                         tool_format="json", hooks=[hook], **options)  # type: ignore[arg-type]
+    return Agent(config), entered, gate
+
+
+def _reported(events: EventSubscription, hook: str) -> None:
+    """Wait until an ``AgentErrorOccurred`` names ``hook`` (the agent reported it)."""
+    while True:
+        event = events.get(timeout=10)
+        assert event is not None, f"the agent stopped without reporting {hook}"
+        if isinstance(event, AgentErrorOccurred) and hook in event.message:
+            return
+
+
+def test_a_hook_that_fails_to_record_the_end_of_a_run_still_ends_it_and_every_message():
+    from autobyteus_like import UsageLimitExceededError, UsageLimits
+
+    class BrokenRunEnd(AgentHooks):
+        def run_ended(self, error: object) -> None:
+            raise RuntimeError("cannot record the end of the run")
+
+    agent, entered, gate = _gated_agent(
+        BrokenRunEnd(), [calls(("note", {"text": "1"})), calls(("note", {"text": "2"})),
+                         "never"], limits=UsageLimits(max_tool_calls=1))
+    with agent:
+        events = agent.events()
+        running = agent.send("one")
+        assert entered.wait(10)
+        waiting = agent.send("two")  # queued behind the turn the limit ends
+        gate.set()
+        for reply in (running, waiting):  # neither hangs
+            with pytest.raises(UsageLimitExceededError, match="max_tool_calls=1"):
+                reply.result(timeout=10)
+        _reported(events, "BrokenRunEnd.run_ended")
+
+
+def test_a_reset_a_hook_fails_to_record_keeps_the_history_and_the_next_message_runs():
+    class BrokenReset(AgentHooks):
+        def conversation_reset(self, reset: object) -> None:
+            raise RuntimeError("cannot record the reset")
+
+    agent, entered, gate = _gated_agent(
+        BrokenReset(), [calls(("note", {"text": "1"})), "first", "second"])
+    with agent:
+        events = agent.events()
+        first = agent.send("one")
+        assert entered.wait(10)
+        agent.reset()  # waits for the turn, then fails at the hook
+        second = agent.send("two")  # behind the reset: must not wait for ever
+        gate.set()
+        assert first.result(timeout=10) == "first"
+        assert second.result(timeout=10) == "second"
+        assert agent.conversation()[0].content == "one"  # the history was kept
+        _reported(events, "BrokenReset.conversation_reset")
+
+
+def test_a_hook_that_fails_to_close_does_not_keep_the_agent_from_stopping():
+    class BrokenClose(AgentHooks):
+        def close(self) -> None:
+            raise RuntimeError("cannot close")
+
+    config = AgentConfig(name="a", llm=ScriptedLLM(["hi"]), hooks=[BrokenClose()])
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=10) == "hi"
+    assert not agent.running
+    assert not [t for t in threading.enumerate() if t.name.startswith("AgentActor")]
