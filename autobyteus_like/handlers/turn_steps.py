@@ -164,7 +164,19 @@ def start_ready_calls(ctx: AgentContext) -> None:
                 slot.invocation, ErrorCode.LIMIT, str(error),
                 suggestion="the run ends here; a new run starts from zero",
                 recoverable=False)))
+    if turn.refused is not None and _only_people_left(ctx, turn):
+        return
     update_status(ctx)
+
+
+def _only_people_left(ctx: AgentContext, turn: TurnState) -> bool:
+    """A limit refused a call and every call left waits for a person, whose yes would be
+    refused too: the run ends now instead of waiting for a decision that cannot matter."""
+    if turn.refused is None or not turn.response_done or \
+            not turn.schedule.waiting_only_for_people:
+        return False
+    ctx.end_run(turn.refused)
+    return True
 
 
 def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
@@ -202,7 +214,8 @@ def advance(ctx: AgentContext) -> None:
         return
     schedule = turn.schedule
     if not schedule.done:
-        update_status(ctx)
+        if turn.refused is None or not _only_people_left(ctx, turn):
+            update_status(ctx)
         return
     for check in ctx.turn_checks:
         if (verdict := check(ctx)) is not None:

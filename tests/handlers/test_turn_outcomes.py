@@ -14,6 +14,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,3 +130,32 @@ def test_any_mix_of_outcomes_ends_the_turn_with_each_call_once_in_order(
             assert code is not None and code != "LIMIT"
         else:
             assert code == EXPECTED[outcome], (outcome, result)
+
+
+def test_a_limit_that_refused_a_call_does_not_wait_for_a_person_on_the_rest():
+    ran: list[str] = []
+
+    @tool
+    def work(tag: str) -> str:
+        """Work."""
+        ran.append(tag)
+        return "worked"
+
+    @tool(requires_approval=True)
+    def guarded(tag: str) -> str:
+        """Guarded."""
+        ran.append(tag)
+        return "guarded"
+
+    response = json.dumps({"name": "work", "arguments": {"tag": "a"}}) + json.dumps(
+        {"name": "guarded", "arguments": {"tag": "b"}})
+    config = AgentConfig(name="a", llm=ScriptedLLM([response, "never"]), tools=[work, guarded],
+                         tool_format="json", auto_execute_tools=False,
+                         approval_policy="marked", limits=UsageLimits(max_tool_calls=0))
+    with Agent(config) as agent:
+        reply = agent.send("go")
+        error = reply.exception(timeout=10)  # no one has to decide on a call that cannot run
+        assert isinstance(error, UsageLimitExceededError)
+        with pytest.raises(UsageLimitExceededError):
+            agent.run("again", timeout=10)
+    assert ran == []
