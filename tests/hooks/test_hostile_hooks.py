@@ -13,7 +13,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, tool
+from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, ToolContext, tool
 from autobyteus_like.agent import EventSubscription
 from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError
 from autobyteus_like.events import AgentErrorOccurred, AgentEvent, ApprovalRequested
@@ -270,3 +270,107 @@ def test_a_hook_that_fails_to_close_does_not_keep_the_agent_from_stopping():
         assert agent.run("go", timeout=10) == "hi"
     assert not agent.running
     assert not [t for t in threading.enumerate() if t.name.startswith("AgentActor")]
+
+
+class Order(AgentHooks):
+    """Writes down each call point with the call's position, and each turn's end."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, int]] = []
+        self.lock = threading.Lock()
+
+    def _note(self, point: str, call: object) -> None:
+        with self.lock:
+            self.seen.append((point, call.position))  # type: ignore[attr-defined]
+
+    def call_parsed(self, turn: object, call: object) -> None:
+        self._note("parsed", call)
+
+    def call_pending(self, turn: object, call: object) -> None:
+        self._note("pending", call)
+
+    def call_running(self, turn: object, call: object) -> None:
+        self._note("running", call)
+
+    def call_finished(self, turn: object, call: object) -> None:
+        self._note("finished", call)
+
+    def turn_ended(self, turn: object, messages: Sequence[object], answer: str,
+                   error: str | None) -> None:
+        self.seen.append(("ended", -1))
+
+    def close(self) -> None:
+        self.seen.append(("closed", -1))
+
+
+@pytest.mark.parametrize("execution", ["parallel", "sequential"])
+def test_hooks_see_each_call_once_and_in_its_order_whatever_order_calls_finish(execution):
+    from autobyteus_like.history.history_messages import ToolResultsMessage
+
+    fast_done = threading.Event()
+
+    @tool
+    def slow(tag: str) -> str:
+        """Finishes after ``fast`` when they run side by side."""
+        if execution == "parallel":
+            assert fast_done.wait(10)
+        return "slow " + tag
+
+    @tool
+    def fast(tag: str) -> str:
+        """Finishes at once."""
+        fast_done.set()
+        return "fast " + tag
+
+    order = Order()
+    response = calls(("slow", {"tag": "0"}), ("fast", {"tag": "1"}), ("slow", {"tag": "2"}))
+    config = AgentConfig(name="a", llm=ScriptedLLM([response, "done"]), tools=[slow, fast],
+                         tool_format="json", tool_execution=execution, hooks=[order])
+    with Agent(config) as agent:
+        assert agent.run("go", timeout=10) == "done"
+        history = agent.history
+    for position in range(3):
+        points = [point for point, at in order.seen if at == position]
+        assert points == ["parsed", "pending", "running", "finished"], (position, order.seen)
+    finished = [at for point, at in order.seen if point == "finished"]
+    if execution == "parallel":
+        assert finished.index(1) < finished.index(0)  # fast really finished first
+    else:
+        assert finished == [0, 1, 2]
+    [results] = [m for m in history if isinstance(m, ToolResultsMessage)]
+    assert [r.content for r in results.results] == ["slow 0", "fast 1", "slow 2"]
+    assert [p for p, _ in order.seen if p in ("ended", "closed")] == ["ended", "closed"]
+
+
+def test_a_stop_mid_turn_is_not_the_turn_s_end_the_hooks_are_closed_once():
+    """A stopped turn stays unfinished (a session resumes it), so ``turn_ended`` is not
+    called for it; ``close`` is, once."""
+    entered = threading.Event()
+
+    @tool
+    def hold(tag: str, context: ToolContext) -> str:
+        """Holds until cancelled."""
+        entered.set()
+        while not context.cancelled.wait(0.01):  # the flag is made to be polled
+            pass
+        return "held"
+
+    order = Order()
+    config = AgentConfig(name="a", llm=ScriptedLLM([calls(("hold", {"tag": "0"})), "done"]),
+                         tools=[hold], tool_format="json", hooks=[order])
+    agent = Agent(config).start()
+    try:
+        reply = agent.send("go")
+        assert entered.wait(10)
+    finally:
+        agent.stop()
+    with pytest.raises(AutobyteusLikeError, match="stopped before the turn finished"):
+        reply.result(timeout=10)
+    assert [p for p, _ in order.seen if p in ("ended", "closed")] == ["closed"]
+
+
+def test_hooks_are_fixed_when_the_config_is_made():
+    config = AgentConfig(name="a", llm=ScriptedLLM(["hi"]), hooks=[AgentHooks()])
+    with pytest.raises(AttributeError):
+        config.hooks.append(object())  # type: ignore[attr-defined]
+    assert len(config.hooks) == 1
