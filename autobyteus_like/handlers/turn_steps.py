@@ -77,6 +77,8 @@ def request_llm(ctx: AgentContext) -> None:
     if turn.refused is not None:  # a call was refused by a limit: its run ends here
         ctx.end_run(turn.refused)
         return
+    if run_over(ctx) is not None:  # asked before the claim: a request never sent is not
+        return                     # counted (a limit crossed since the last step ends it here)
     error = ctx.hooks.claim(turn, "llm_calls")
     if error is not None:
         ctx.end_run(error)  # over max_llm_calls: the request is never sent (nor counted)
