@@ -137,3 +137,49 @@ def test_killed_at_each_stage_of_a_call_the_session_resumes_exactly_once(
     assert len(llm.requests) == 1  # the resumed process asked once, with every result
     sent = llm.requests[0].messages[-1].content
     assert sent.index(by_note["a"].invocation_id) < sent.index(by_note["b"].invocation_id)
+
+
+RESUMER = '''
+import json, os, sys
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
+from autobyteus_like.errors import SessionInUseError
+from autobyteus_like.store import Session
+
+store, folder, script = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+
+@tool
+def record(note: str, context: ToolContext) -> str:
+    """Appends a note (an effect that must not happen twice)."""
+    fd = os.open(os.path.join(folder, "effects"), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(fd, (note + "\\n").encode())
+    os.close(fd)
+    return "recorded " + note
+
+config = AgentConfig(name="a", llm=ScriptedLLM(script), tools=[record], tool_format="json")
+try:
+    with Agent(config, session=Session("s1", store)) as agent:
+        resumed = agent.resume()
+        if not resumed:  # the other process finished it first
+            print("nothing left")
+        for turn in resumed:
+            print("answered:" + turn.reply.result(timeout=60))
+except SessionInUseError as exc:
+    print("refused:" + type(exc).__name__)
+'''
+
+
+def test_two_processes_racing_to_resume_a_killed_session_one_goes_on_nothing_runs_twice(
+        store_url: str, tmp_path: Path):
+    _killed_at(store_url, tmp_path, "during")
+    racers = [subprocess.Popen([sys.executable, "-c", RESUMER, store_url, str(tmp_path),
+                                json.dumps(SCRIPT)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=120)
+        assert racer.returncode == 0, err[-2000:]
+        outcomes.append(out.strip().splitlines()[-1])
+    assert outcomes.count("answered:done") == 1, outcomes  # one of them went on with it,
+    assert {"refused:SessionInUseError", "nothing left"} & set(outcomes), outcomes  # not both
+    effects = _effects(tmp_path)
+    assert effects == Counter({"a": 1, "b": 1}), effects  # a was cut (INTERRUPTED), b ran once
