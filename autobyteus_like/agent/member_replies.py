@@ -23,7 +23,7 @@ def not_running(member: str, how: str = "with agent:") -> AgentStoppedError:
 
 def on_own_thread(member: str, what: str) -> OwnThreadError:
     """The error for ``what`` (a call that waits for the member) made on its own thread."""
-    return OwnThreadError(f"agent {member!r}: {what} cannot be called on the agent's own "
+    return OwnThreadError(f"agent {member!r}: {what} cannot be used on the agent's own "
                           "threads (a hook, a handler or a tool would wait for itself); "
                           "call it from another thread (send() does not wait)")
 

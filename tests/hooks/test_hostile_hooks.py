@@ -351,8 +351,8 @@ def test_a_stop_mid_turn_is_not_the_turn_s_end_the_hooks_are_closed_once():
     def hold(tag: str, context: ToolContext) -> str:
         """Holds until cancelled."""
         entered.set()
-        while not context.cancelled.wait(0.01):  # the flag is made to be polled
-            pass
+        while not context.cancelled.is_set():
+            threading.Event().wait(0.01)  # the flag is made to be polled
         return "held"
 
     order = Order()
