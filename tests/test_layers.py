@@ -14,6 +14,13 @@ from pathlib import Path
 import pytest
 
 import autobyteus_like
+from tests.import_graph import (
+    import_targets,
+    module_imports,
+    modules,
+    package_of,
+    strongly_connected,
+)
 
 ROOT = Path(autobyteus_like.__file__).parent
 MAX_LINES = 400
@@ -56,44 +63,12 @@ RUN_TIME_IMPORTS: dict[str, set[str]] = {
 """Modules that import a module named at run time (``importlib``), with the packages of ours
 each may load that way: their arrows count like any other; a new such import must be added."""
 
-def _package(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
-
-
 def _modules() -> list[tuple[Path, str]]:
-    """Every module of the package: its file and dotted name."""
-    found = []
-    for path in sorted(ROOT.rglob("*.py")):
-        relative = path.relative_to(ROOT.parent).with_suffix("")
-        found.append((path, ".".join(relative.parts).removesuffix(".__init__")))
-    return found
-
-
-def _is_module(dotted: str) -> bool:
-    """Whether ``autobyteus_like.x.y`` names a module or package (not a name inside one)."""
-    path = ROOT.parent.joinpath(*dotted.split("."))
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    return modules(ROOT)
 
 
 def _targets(node: ast.AST, here: str) -> list[str]:
-    """The modules an import statement loads (a name imported from a package counts as its
-    submodule when it is one)."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
-        return []
-    if node.level:
-        parts = here.split(".")
-        base = ".".join([*parts[: len(parts) - node.level + 1], *([node.module] if node.module
-                                                                   else [])])
-    else:
-        base = node.module or ""
-    found = [base]
-    for alias in node.names:  # from autobyteus_like import team; from .. import runtime
-        if _is_module(f"{base}.{alias.name}"):
-            found.append(f"{base}.{alias.name}")
-    return found
+    return import_targets(ROOT, node, here)
 
 
 def _run_time_loads(tree: ast.AST) -> int:
@@ -103,21 +78,21 @@ def _run_time_loads(tree: ast.AST) -> int:
         or (isinstance(node.func, ast.Name) and node.func.id in _RUN_TIME_LOADERS)))
 
 
+IMPORTS = module_imports(ROOT)
+
+
 def _all_imports() -> dict[str, set[tuple[str, str]]]:
     """Each package's imports of other packages: (imported package, importing module)."""
     arrows: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for path, module in _modules():
-        own = _package(module)
+    for module, (path, tree, targets) in IMPORTS.items():
+        own = package_of(module)
         if not own:  # autobyteus_like/__init__.py re-exports the public API from everywhere
             continue
-        here = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            for target in _targets(node, here):
-                if target == ROOT_API:
-                    arrows[own].add((ROOT_API, module))
-                elif target.startswith(f"{ROOT_API}.") and _package(target) != own:
-                    arrows[own].add((_package(target), module))
+        for target in targets:
+            if target == ROOT_API:
+                arrows[own].add((ROOT_API, module))
+            elif package_of(target) != own:
+                arrows[own].add((package_of(target), module))
         relative = path.relative_to(ROOT).as_posix()
         for package in RUN_TIME_IMPORTS.get(relative, ()) if _run_time_loads(tree) else ():
             arrows[own].add((package, module))
@@ -166,37 +141,15 @@ def test_no_arrow_points_up_the_layers():
 
 
 def _cycles() -> list[list[str]]:
-    """The packages of each cycle (Tarjan's strongly connected components of two or more)."""
-    targets = {source: sorted({target for target, _ in arrows})
-               for source, arrows in ALL_ARROWS.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
+    """The packages of each cycle."""
+    return strongly_connected({source: {target for target, _ in arrows}
+                               for source, arrows in ALL_ARROWS.items()})
 
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in targets.get(node, ()):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
 
-    for node in sorted(targets):
-        if node not in index:
-            visit(node)
-    return found
+def test_the_cycle_finder_sees_loops_and_not_chains():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert strongly_connected(graph) == [["d", "e"], ["a", "b", "c"]]
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "f": {"a"}}) == []
 
 
 def test_no_cycle_between_packages():
