@@ -21,7 +21,7 @@ from autobyteus_like import AgentTeam
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.serving.team_host import TeamHost
-from tests.runtime.helpers import member, team_config
+from tests.runtime.scripted_teams import member, team_config
 
 
 async def _ignore(event: AgentEvent) -> None:

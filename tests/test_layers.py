@@ -172,15 +172,26 @@ def test_no_module_is_over_the_limit():
     assert not over, f"modules over {MAX_LINES} lines: {', '.join(over)}"
 
 
+def _shared_file_names(folder: Path, aside: tuple[str, ...]) -> dict[str, list[str]]:
+    """The file names (but those ``aside``) of more than one module below ``folder``."""
+    names: dict[str, list[str]] = defaultdict(list)
+    for path in folder.rglob("*.py"):
+        if path.name not in aside:
+            names[path.name].append(path.relative_to(folder).as_posix())
+    return {name: paths for name, paths in names.items() if len(paths) > 1}
+
+
 def test_no_two_modules_share_a_file_name():
     """One file name, one module (``__init__.py`` aside): a name found in a traceback, an
     import or a search names one place."""
-    names: dict[str, list[str]] = defaultdict(list)
-    for path in ROOT.rglob("*.py"):
-        if path.name != "__init__.py":
-            names[path.name].append(path.relative_to(ROOT).as_posix())
-    shared = {name: paths for name, paths in names.items() if len(paths) > 1}
+    shared = _shared_file_names(ROOT, ("__init__.py",))
     assert not shared, f"modules sharing a name: {shared}"
+
+
+def test_no_two_test_modules_share_a_file_name():
+    """The same for the tests and their helpers (pytest's ``conftest.py`` aside)."""
+    shared = _shared_file_names(Path(__file__).parent, ("__init__.py", "conftest.py"))
+    assert not shared, f"test modules sharing a name: {shared}"
 
 
 TURN_MACHINE_IN_AGENT = {"agent/actor.py", "agent/turn_services.py"}

@@ -18,8 +18,8 @@ from autobyteus_like import (
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
-from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime, until_quiet
-from tests.runtime.helpers import team_config as one_team
+from tests.runtime.scripted_teams import RAY_KINDS, call, member, ray_runtime, until_quiet
+from tests.runtime.scripted_teams import team_config as one_team
 
 
 @pytest.fixture(params=["local", *RAY_KINDS])
@@ -198,7 +198,7 @@ def test_a_member_calls_a_real_mcp_server_s_tool(runtime):
     pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
                                       "'autobyteus-like[mcp]'")
     from autobyteus_like.mcp import MCPToolset
-    from tests.mcp.helpers import sdk_stdio
+    from tests.mcp.server_processes import sdk_stdio
 
     command, args = sdk_stdio()
     server = MCPToolset.stdio(command, args, name="sdk", timeout_s=20)
