@@ -161,6 +161,18 @@ def test_no_cycle_between_packages():
     assert not described, "package cycles: " + "; ".join(described)
 
 
+def test_no_import_loop_inside_a_package():
+    """Within a package too, modules import one way: a loop (even a lazy or type-only one)
+    means a shared piece belongs in a module of its own below both. A package's
+    ``__init__`` is left out: it imports its modules to re-export them."""
+    inits = {module for module, (path, _, _) in IMPORTS.items() if path.name == "__init__.py"}
+    graph = {module: {target for target in targets if target in IMPORTS
+                      and target not in inits and package_of(target) == package_of(module)}
+             for module, (_, _, targets) in IMPORTS.items() if module not in inits}
+    loops = strongly_connected(graph)
+    assert not loops, f"import loops inside a package: {loops}"
+
+
 def _length(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
