@@ -14,7 +14,7 @@ Where nothing is left to fail (``turn_ended``, ``run_ended``, ``conversation_res
 ``close``) the failure is reported and the agent goes on. A hook runs on the actor's thread,
 so a slow one holds the agent up; it may ``send`` to its own agent or ``stop`` it (the stop
 happens after the current step), but a call that waits for the agent (``run``, ``approve``,
-``conversation``) raises ``OwnThreadError`` there. The hooks are fixed when the config is
+``history``) raises ``OwnThreadError`` there. The hooks are fixed when the config is
 made (``AgentConfig.hooks`` is a tuple).
 """
 
