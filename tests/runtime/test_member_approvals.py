@@ -12,7 +12,7 @@ import pytest
 from autobyteus_like import AgentStoppedError, AgentTeam, tool
 from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived
-from tests.runtime.helpers import call, member, until_quiet
+from tests.runtime.scripted_teams import call, member, until_quiet
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
 
 ran: list[str] = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like import AgentHooks, AgentTeam, AgentTurnError, tool
-from tests.runtime.helpers import call, member
+from tests.runtime.scripted_teams import call, member
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
 
 
