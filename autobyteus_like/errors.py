@@ -30,6 +30,7 @@ __all__ = [
     "MissingExtraError",
     "ModelRetry",
     "OutputValidationError",
+    "OwnThreadError",
     "PatchError",
     "RunRefusedError",
     "ScriptExhaustedError",
@@ -155,6 +156,9 @@ class UnknownApprovalError(AutobyteusLikeError, KeyError, ValueError):
         super().__init__(f"agent {agent!r}: no call {invocation_id!r} waits for approval"
                          f"{did_you_mean(invocation_id, waiting)}; waiting: {listing}")
 
+    def __reduce__(self) -> tuple[object, ...]:  # it crosses to a Ray driver
+        return UnknownApprovalError, (self.agent, self.invocation_id, self.waiting)
+
     def __str__(self) -> str:
         return str(self.args[0])
 
@@ -251,6 +255,11 @@ class ModelRetry(AutobyteusLikeError):
 
 class AgentStoppedError(AutobyteusLikeError):
     """The agent (or its team) stopped before the turn or run finished."""
+
+
+class OwnThreadError(AutobyteusLikeError, RuntimeError):
+    """A call that waits for the agent was made on one of its own threads (a hook, a handler,
+    a tool), where it would wait for itself."""
 
 
 class StrayEventError(AutobyteusLikeError):

@@ -44,7 +44,13 @@ from autobyteus_like.errors import (
     StrayEventError,
     UsageLimitExceededError,
 )
-from autobyteus_like.events import AgentEvent, AgentStatus, UserMessageReceived
+from autobyteus_like.events import (
+    AgentEvent,
+    AgentStatus,
+    ApprovalDenied,
+    ApprovalGranted,
+    UserMessageReceived,
+)
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.handler_registry import HandlerRegistry
@@ -52,6 +58,7 @@ from autobyteus_like.handlers.run_end import end_run, refuse
 from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
 from autobyteus_like.hooks import AgentHooks, compose
+from autobyteus_like.hooks.culprit import failing_hook, hook_failure
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.limit_event import UsageLimitReached
 from autobyteus_like.usage.meter import AgentMeter
@@ -228,7 +235,10 @@ class AgentActor(FastInboxActor):
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
                                         type(event).__name__)
         self._services.handoffs.clear()  # the turn is over: nothing queued for it starts
-        message = f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
+        hook = failing_hook(exc)  # a hook's own failure names the hook and its point
+        message = (f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
+                   if hook is None else f"the hook {hook} raised {type(exc).__name__}: {exc} "
+                   f"(handling {type(event).__name__})")
         if self.ctx.turn is not None:
             complete_turn(self.ctx, "", message)
         else:
@@ -245,6 +255,17 @@ class AgentActor(FastInboxActor):
         return [] if turn is None else [slot.invocation.id for slot in turn.schedule
                                         if slot.state is SlotState.AWAITING_APPROVAL]
 
+    def decide(self, decision: ApprovalGranted | ApprovalDenied) -> list[str] | None:
+        """Decide a waiting call now (None), or the ids of the calls that wait when none has
+        that id: checked and decided in one mailbox message, so of two decisions on one call
+        the second finds it decided (``Agent.approve``)."""
+        waiting = self.waiting_approvals()
+        if decision.invocation_id not in waiting:
+            return waiting
+        self.ctx.outbox.append(decision)
+        self._drain()
+        return None
+
     def on_stop(self) -> None:
         self._services.stop()
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
@@ -257,7 +278,8 @@ class AgentActor(FastInboxActor):
         try:
             self.ctx.hooks.close()
         except Exception as exc:
-            logger.warning("agent {}: a hook failed to close: {}", self.ctx.name, exc)
+            logger.warning("agent {}: a hook failed to close: {}", self.ctx.name,
+                           hook_failure(exc))
         for action in self.ctx.afterwards:
             action()
         if not self._handed_over:

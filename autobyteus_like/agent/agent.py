@@ -250,15 +250,19 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
     def stop(self, timeout: float = 10) -> None:
         """Stop promptly: cancel in-flight work, stop every actor, join their threads, then
         stop the tool sources it started."""
+        if threading.current_thread() in self._threads:  # a hook or a tool: it cannot wait
+            ref = self._ref                                 # for itself, so it only asks;
+            if ref is not None:                             # the next stop() joins
+                ref.stop(block=False)
+            return
         with self._lock:
             ref, self._ref = self._ref, None
             unwatch, self._unwatch = self._unwatch, []
         if ref is None:
             return
-        if threading.current_thread() not in self._threads:  # its own thread cannot ask it
-            with contextlib.suppress(pykka.ActorDeadError, FutureTimeout):  # kept to be read
-                self._last_conversation = ref.ask(  # type: ignore[assignment]
-                    ConversationQuery(), timeout=timeout)
+        with contextlib.suppress(pykka.ActorDeadError, FutureTimeout):  # kept to be read
+            self._last_conversation = ref.ask(  # type: ignore[assignment]
+                ConversationQuery(), timeout=timeout)
         try:
             self._stop_actor(ref, timeout)
         finally:
@@ -324,7 +328,10 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         ref = self._ref
         if ref is None:
             raise not_running(self.name)
-        ref.tell(event)
+        try:
+            ref.tell(event)
+        except pykka.ActorDeadError:  # stopped by one of its own threads
+            raise not_running(self.name) from None
 
     def send(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
              mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:

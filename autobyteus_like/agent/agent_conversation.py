@@ -14,6 +14,7 @@ import pykka
 
 from autobyteus_like.agent.actor_messages import ConversationQuery
 from autobyteus_like.agent.answer_stream import AnswerStream, AsyncAnswerStream
+from autobyteus_like.agent.member_replies import on_own_thread
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import AgentEvent, ConversationReset
 from autobyteus_like.history.history_messages import HistoryMessage, history_to_json, parse_history
@@ -74,8 +75,7 @@ class AgentConversation:
         ref = self._ref
         conversation = self._last_conversation
         if ref is not None and threading.current_thread() in self._threads:
-            raise RuntimeError(f"agent {self.name!r}: its history cannot be read on its own "
-                               "threads (read it from the caller's, or in a tool)")
+            raise on_own_thread(self.name, "history")
         if ref is not None:
             with contextlib.suppress(pykka.ActorDeadError):
                 conversation = ref.ask(ConversationQuery(), timeout=30)  # type: ignore[assignment]

@@ -5,6 +5,7 @@ with ``UnknownApprovalError`` when no call of that id waits)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pykka
 
-from autobyteus_like.agent.member_replies import not_running
+from autobyteus_like.agent.member_replies import not_running, on_own_thread
 from autobyteus_like.errors import UnknownApprovalError
 from autobyteus_like.events import AgentEvent, ApprovalDenied, ApprovalGranted
 from autobyteus_like.history.history_messages import HistoryMessage
@@ -31,6 +32,7 @@ class AgentRequests:
     name: str
     output: OutputSpec | None
     _ref: pykka.ActorRef[AgentActor] | None
+    _threads: list[threading.Thread]
 
     if TYPE_CHECKING:  # the Agent's own
         def _submit(self, text: str | Sequence[str | ImageContent], *,
@@ -56,6 +58,8 @@ class AgentRequests:
         ``OutputValidationError`` when no answer fitted the output type), ``TimeoutError`` if
         it did not finish in time (the turn goes on).
         """
+        if threading.current_thread() in self._threads:  # it would wait for itself
+            raise on_own_thread(self.name, "run()")
         try:
             return self.answer(self._submit(text, history=history)[1].result(timeout))
         except FutureTimeout:
@@ -67,6 +71,8 @@ class AgentRequests:
                    timeout: float | None = None, *,
                    history: Iterable[HistoryMessage] | None = None) -> Any:
         """``run`` for asyncio hosts: awaits the turn without blocking the event loop."""
+        if threading.current_thread() in self._threads:  # it would wait for itself
+            raise on_own_thread(self.name, "arun()")
         reply = self._submit(text, history=history)[1]
         try:
             return self.answer(await asyncio.wait_for(asyncio.wrap_future(reply), timeout))
@@ -78,21 +84,24 @@ class AgentRequests:
     def approve(self, invocation_id: str) -> None:
         """Let a call that waits for approval run (``UnknownApprovalError`` naming the
         waiting calls if none has that id)."""
-        self._check_waiting(invocation_id)
-        self._tell(ApprovalGranted(agent=self.name, invocation_id=invocation_id))
+        self._decide(ApprovalGranted(agent=self.name, invocation_id=invocation_id))
 
     def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
         """Refuse a waiting call; the LLM gets a DENIED result with ``reason``."""
-        self._check_waiting(invocation_id)
-        self._tell(ApprovalDenied(agent=self.name, invocation_id=invocation_id, reason=reason))
+        self._decide(ApprovalDenied(agent=self.name, invocation_id=invocation_id,
+                                    reason=reason))
 
-    def _check_waiting(self, invocation_id: str) -> None:
+    def _decide(self, decision: ApprovalGranted | ApprovalDenied) -> None:
+        """Check and decide in one step on the actor (two deciders: one wins, the other is
+        told no such call waits any more)."""
         ref = self._ref
         if ref is None:
             raise not_running(self.name)
+        if threading.current_thread() in self._threads:  # it would wait for itself
+            raise on_own_thread(self.name, "approve() or deny()")
         try:
-            waiting: list[str] = ref.proxy().waiting_approvals().get(timeout=10)
+            waiting: list[str] | None = ref.proxy().decide(decision).get(timeout=10)
         except pykka.ActorDeadError:
             raise not_running(self.name) from None
-        if invocation_id not in waiting:
-            raise UnknownApprovalError(self.name, invocation_id, waiting)
+        if waiting is not None:
+            raise UnknownApprovalError(self.name, decision.invocation_id, waiting)

@@ -111,9 +111,11 @@ class AgentConfig(ConfigModel):
     """Reject calls without a one-sentence ``why`` (MISSING_WHY), and say so in the prompt."""
     handlers: Mapping[type, Any] = Field(default_factory=dict)
     """Extra or replacement event handlers, by event type."""
-    hooks: list[Annotated[Any, AfterValidator(_a_hook)]] = Field(default_factory=list)
+    hooks: tuple[Annotated[Any, AfterValidator(_a_hook)], ...] = ()
     """``AgentHooks`` of one's own, called at every step of every turn after the library's
-    (the session writer, the usage meter, the spans): to watch, check or persist a turn."""
+    (the session writer, the usage meter, the spans): to watch, check or persist a turn. A
+    tuple, checked once: the hooks are fixed when the config is made (one is not added to a
+    running agent; a new config with it starts the next agent)."""
     sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
     """Where tools may touch files and how much they may read, write, print and run."""
     tool_sandboxes: dict[str, SandboxPolicy] = Field(default_factory=dict)

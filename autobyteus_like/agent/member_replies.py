@@ -10,14 +10,22 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 
-from autobyteus_like.errors import AgentStoppedError, AgentTurnError
+from autobyteus_like.errors import AgentStoppedError, AgentTurnError, OwnThreadError
 
-__all__ = ["PendingReplies", "fail_every", "not_running", "settle", "stopped_before_the_end"]
+__all__ = ["PendingReplies", "fail_every", "not_running", "on_own_thread", "settle",
+           "stopped_before_the_end"]
 
 
 def not_running(member: str, how: str = "with agent:") -> AgentStoppedError:
     """The error for a message given to a member that is not running."""
     return AgentStoppedError(f"agent {member!r} is not running; use '{how}' first")
+
+
+def on_own_thread(member: str, what: str) -> OwnThreadError:
+    """The error for ``what`` (a call that waits for the member) made on its own thread."""
+    return OwnThreadError(f"agent {member!r}: {what} cannot be used on the agent's own "
+                          "threads (a hook, a handler or a tool would wait for itself); "
+                          "call it from another thread (send() does not wait)")
 
 
 def stopped_before_the_end(member: str) -> AgentStoppedError:

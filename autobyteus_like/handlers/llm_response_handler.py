@@ -118,9 +118,10 @@ class LLMResponseHandler:
             arguments, problem = {}, f"are not valid JSON ({reason})"
         else:
             problem = "" if isinstance(arguments, dict) else "are not a JSON object"
-        if problem:
+        if problem or not call.name:
             error = ParseErrorInfo(
-                message=f"invalid_json: the arguments of {call.name!r} {problem}",
+                message=f"invalid_json: the arguments of {call.name!r} {problem}" if problem
+                else 'a tool call needs a non-empty "name"',
                 snippet=call.arguments[:240], index=len(turn.schedule), format="native",
                 name=call.name, id=call.id,
             )

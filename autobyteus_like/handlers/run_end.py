@@ -13,6 +13,7 @@ from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.handlers.context import AgentContext
 from autobyteus_like.handlers.turn_steps import complete_turn
+from autobyteus_like.hooks.culprit import hook_failure
 
 __all__ = ["end_run", "refuse"]
 
@@ -25,8 +26,13 @@ def refuse(ctx: AgentContext, event: AgentEvent, error: UsageLimitExceededError)
 
 
 def end_run(ctx: AgentContext, error: UsageLimitExceededError) -> None:
-    """Fail every waiting message and the current turn with ``error`` (no new turn starts)."""
-    ctx.hooks.run_ended(error)
+    """Fail every waiting message and the current turn with ``error`` (no new turn starts).
+    A hook that fails to record the end does not keep the run going: it is reported."""
+    try:
+        ctx.hooks.run_ended(error)
+    except Exception as exc:
+        ctx.report_error(f"the end of the run could not be recorded ({hook_failure(exc)})",
+                         type(exc).__name__)
     waiting = list(ctx.waiting)
     ctx.waiting.clear()
     for message in waiting:

@@ -28,6 +28,7 @@ from autobyteus_like.events import (
 from autobyteus_like.handlers.context import AgentContext, TurnState
 from autobyteus_like.handlers.scheduling import Slot, TurnSchedule
 from autobyteus_like.handlers.turn_verdict import TurnVerdict
+from autobyteus_like.hooks.culprit import hook_failure
 from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.tools.invocation import ErrorCode, ToolResult
 from autobyteus_like.tools.redaction import redact_invocation
@@ -76,6 +77,8 @@ def request_llm(ctx: AgentContext) -> None:
     if turn.refused is not None:  # a call was refused by a limit: its run ends here
         ctx.end_run(turn.refused)
         return
+    if run_over(ctx) is not None:  # asked before the claim: a request never sent is not
+        return                     # counted (a limit crossed since the last step ends it here)
     error = ctx.hooks.claim(turn, "llm_calls")
     if error is not None:
         ctx.end_run(error)  # over max_llm_calls: the request is never sent (nor counted)
@@ -112,7 +115,7 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
         ctx.hooks.turn_ended(turn, ctx.messages, answer, error)
     except Exception as exc:  # the turn still ends, and says it was not recorded
         error = (f"{error + '; ' if error else ''}the end of the turn could not be recorded "
-                 f"({type(exc).__name__}: {exc})")
+                 f"({hook_failure(exc)})")  # names the hook and its point
     if error is not None:
         ctx.report_error(error, "TurnFailed")
     if ctx.wants(TurnCompleted):
@@ -131,16 +134,21 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
     while ctx.waiting and ctx.turn is None:
         waiting = ctx.waiting.popleft()
         if isinstance(waiting, ConversationReset):
-            reset_conversation(ctx, waiting)
+            try:
+                reset_conversation(ctx, waiting)
+            except Exception as exc:  # the messages behind it still get their turns
+                ctx.report_error(f"the conversation reset could not be recorded "
+                                 f"({hook_failure(exc)}); the history was kept",
+                                 type(exc).__name__)
         else:
             start_turn(ctx, waiting)
 
 
 def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
-    """Forget the history (between turns), or start from the one the reset carries."""
-    ctx.messages.clear()
+    """Forget the history (between turns), or start from the one the reset carries (once
+    the hooks recorded the reset: one that raises leaves the history as it was)."""
     ctx.hooks.conversation_reset(reset)
-    ctx.messages.extend(reset.history)  # stored with the next turn
+    ctx.messages[:] = reset.history  # stored with the next turn
 
 
 def start_ready_calls(ctx: AgentContext) -> None:
@@ -158,7 +166,19 @@ def start_ready_calls(ctx: AgentContext) -> None:
                 slot.invocation, ErrorCode.LIMIT, str(error),
                 suggestion="the run ends here; a new run starts from zero",
                 recoverable=False)))
+    if turn.refused is not None and _only_people_left(ctx, turn):
+        return
     update_status(ctx)
+
+
+def _only_people_left(ctx: AgentContext, turn: TurnState) -> bool:
+    """A limit refused a call and every call left waits for a person, whose yes would be
+    refused too: the run ends now instead of waiting for a decision that cannot matter."""
+    if turn.refused is None or not turn.response_done or \
+            not turn.schedule.waiting_only_for_people:
+        return False
+    ctx.end_run(turn.refused)
+    return True
 
 
 def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
@@ -196,7 +216,8 @@ def advance(ctx: AgentContext) -> None:
         return
     schedule = turn.schedule
     if not schedule.done:
-        update_status(ctx)
+        if turn.refused is None or not _only_people_left(ctx, turn):
+            update_status(ctx)
         return
     for check in ctx.turn_checks:
         if (verdict := check(ctx)) is not None:

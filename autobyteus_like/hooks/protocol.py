@@ -8,7 +8,14 @@ Each point is called on the agent's actor thread, before anything that depends o
 (a tool never starts before ``call_running`` returned; the LLM is never sent a result before
 ``call_finished`` returned), and before the event that announces it is published. An exception
 from a hook fails the turn at once (a session store that cannot be written must not let the
-turn go on unrecorded).
+turn go on unrecorded): the hooks after it in the composite are not called for that point,
+and the turn's error names the hook and the point (``MyHooks.call_running raised ...``).
+Where nothing is left to fail (``turn_ended``, ``run_ended``, ``conversation_reset``,
+``close``) the failure is reported and the agent goes on. A hook runs on the actor's thread,
+so a slow one holds the agent up; it may ``send`` to its own agent or ``stop`` it (the stop
+happens after the current step), but a call that waits for the agent (``run``, ``approve``,
+``history``) raises ``OwnThreadError`` there. The hooks are fixed when the config is
+made (``AgentConfig.hooks`` is a tuple).
 """
 
 from __future__ import annotations
@@ -133,7 +140,9 @@ class AgentHooks:
 
     def turn_ended(self, turn: TurnView, messages: Sequence[Message], answer: str,
                    error: str | None) -> None:
-        """The turn is over (``error`` None: it answered)."""
+        """The turn is over (``error`` None: it answered), once per turn, whether it
+        answered, failed or a limit ended it. A stop is not a turn's end: the turn stays
+        unfinished (a session resumes it) and ``close`` follows."""
 
     def run_ended(self, error: UsageLimitExceededError) -> None:
         """A limit ended the run (the turn in progress ends next)."""

@@ -94,6 +94,8 @@ class CallBuilder:
 
     def from_spec(self, spec: CallSpec, raw: str) -> list[ParseEvent]:
         """Started + Completed for a good call, or one Failed event saying what is wrong."""
+        if not spec.name:  # a call that names no tool is the model's to fix, never a crash
+            return [self.failure('a tool call needs a non-empty "name"', raw, call_id=spec.id)]
         arguments = spec.arguments
         if arguments is None:
             arguments = {}

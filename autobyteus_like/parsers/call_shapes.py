@@ -90,8 +90,10 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
         inner = obj.get(key)
         if not isinstance(inner, dict):
             continue
-        if isinstance(inner.get("name") or inner.get("function"), str):
-            name = inner.get("name") or inner.get("function")
+        name = inner.get("name")
+        if not isinstance(name, str):  # an empty name is still a call (one naming no tool)
+            name = inner.get("function")
+        if isinstance(name, str):
             has_args, arguments = _arguments_of(inner)
             return CallSpec(
                 name=str(name),

@@ -18,6 +18,7 @@ from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
+    AutobyteusLikeError,
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent
@@ -223,15 +224,23 @@ class RemoteMember:
         return subscription
 
     def approve(self, invocation_id: str) -> None:
-        self._tell("approve", invocation_id)
+        self._decide("approve", invocation_id)
 
     def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
-        self._tell("deny", invocation_id, reason)
+        self._decide("deny", invocation_id, reason)
 
-    def _tell(self, method: str, *args: Any) -> None:
+    def _decide(self, method: str, *args: Any) -> None:
+        """A decision waits for the host's answer, so an id no call waits with is the
+        ``UnknownApprovalError`` a local member raises, not a decision that goes nowhere."""
         if not self.running:
             raise not_running(self.name, "with team:")
-        getattr(self.handle, method).remote(self.name, *args)
+        try:
+            ray.get(getattr(self.handle, method).remote(self.name, *args),
+                    timeout=self._timeout_s)
+        except RayTaskError as exc:
+            if isinstance(exc.cause, AutobyteusLikeError):
+                raise exc.cause from None
+            raise
 
     def fetch_llm(self) -> LLM:
         """The member's LLM as its actor has it now (what a scripted one was shown)."""
