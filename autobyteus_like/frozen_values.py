@@ -136,7 +136,10 @@ def _descriptor(cls: type, name: str) -> MemberDescriptorType:
 def _twin(cls: type) -> type | None:
     """A mutable class of the same layout as ``cls`` (same base, same slots), or None when
     CPython would not let an object change between the two."""
+    # both of object's own (a frozen base's __delattr__ left in place would make every store
+    # go through the generic slot lookup, about three times the cost of a plain store)
     namespace = {"__slots__": cls.__dict__["__slots__"], "__setattr__": object.__setattr__,
+                 "__delattr__": object.__delattr__,
                  "__qualname__": cls.__qualname__, "__module__": cls.__module__}
     base: type = cls.__base__ or object
     try:
