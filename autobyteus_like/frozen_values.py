@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from types import MemberDescriptorType
 from collections.abc import Callable
+from types import MemberDescriptorType
 from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["builder", "fast_frozen"]

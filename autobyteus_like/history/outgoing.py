@@ -18,8 +18,8 @@ from typing import Any
 from loguru import logger
 
 from autobyteus_like.errors import LLMError
-from autobyteus_like.frozen_values import builder
 from autobyteus_like.formats import NATIVE, ToolFormat
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.history.history_messages import HistoryMessage, SystemMessage
 from autobyteus_like.history.processors import HistoryProcessor, ProcessorContext, run_processors
 from autobyteus_like.history.replay import from_history, sendable, to_history
