@@ -73,8 +73,12 @@ def fast_frozen(cls: type[_T]) -> type[_T]:
     assigned = [f for f in fields if f.init or f.default is not dataclasses.MISSING
                 or f.default_factory is not dataclasses.MISSING]
     use_twin = twin is not None and len(assigned) >= TWIN_FROM
+    factory = next((parameter.default for parameter
+                    in inspect.signature(original).parameters.values()
+                    if repr(parameter.default) == "<factory>"), _FACTORY)
+    """The dataclass's own stand-in for a factory default, so the signatures are equal."""
     namespace: dict[str, Any] = {"_C": cls, "_T": twin, "_type": type, "_init": original,
-                                 "_set_class": _SET_CLASS, "_FACTORY": _FACTORY,
+                                 "_set_class": _SET_CLASS, "_FACTORY": factory,
                                  "_new": object.__new__}
     parameters: list[str] = []
     keywords: list[str] = []

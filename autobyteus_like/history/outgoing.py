@@ -22,7 +22,7 @@ from autobyteus_like.formats import NATIVE, ToolFormat
 from autobyteus_like.frozen_values import builder
 from autobyteus_like.history.history_messages import HistoryMessage, SystemMessage
 from autobyteus_like.history.processors import HistoryProcessor, ProcessorContext, run_processors
-from autobyteus_like.history.replay import from_history, sendable, to_history
+from autobyteus_like.history.replay import from_history, text_only, to_history
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message
 
@@ -105,7 +105,7 @@ class ShapedLLM(LLM):
             if message.tool_calls or message.tool_results:
                 known = stripped.get(id(message))
                 if known is None or known[0] is not message:
-                    known = stripped[id(message)] = (message, sendable((message,), False)[0])
+                    known = stripped[id(message)] = (message, text_only(message))
                 message = known[1]
             sent.append(message)
         out = tuple(sent)
