@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from autobyteus_like.frozen_values import TWIN_FROM, fast_frozen
+from autobyteus_like.frozen_values import TWIN_FROM, builder, fast_frozen
 
 MODULES = ["autobyteus_like.events", "autobyteus_like.llm.messages",
            "autobyteus_like.parsers.parse_events", "autobyteus_like.parsers.call_shapes",
@@ -186,3 +186,47 @@ def test_only_frozen_slotted_dataclasses_are_accepted() -> None:
     for cls in (NoSlots, NotFrozen, WithInitVar, int):
         with pytest.raises(TypeError, match="fast_frozen"):
             fast_frozen(cls)
+
+
+@pytest.mark.parametrize("cls", FAST, ids=lambda cls: cls.__name__)
+def test_a_builder_builds_what_calling_the_class_builds(cls: type) -> None:
+    values = _values(cls, "a")
+    built: Any = builder(cls)(**values)
+    made: Any = cls(**values)
+    assert built.__class__ is cls
+    assert _state(built) == _state(made) and built == made and repr(built) == repr(made)
+    first = dataclasses.fields(cls)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(built, first, "changed")
+    copied = pickle.loads(pickle.dumps(built))
+    assert type(copied) is cls and copied == made
+
+
+def test_a_builder_takes_the_same_parameters_and_defaults() -> None:
+    from autobyteus_like.events import LLMResponseCompleted
+    from autobyteus_like.llm.messages import Message, TokenUsage
+
+    assert builder(Message)("user", "hi") == Message("user", "hi")
+    assert builder(TokenUsage)(-1, True) == TokenUsage(-1, True)  # __post_init__ runs too
+    assert (builder(LLMResponseCompleted)(agent="a", request_no=2)
+            == LLMResponseCompleted(agent="a", request_no=2))
+    with pytest.raises(TypeError):
+        builder(LLMResponseCompleted)("a", 2)  # type: ignore[misc]  # keywords only
+    with pytest.raises(TypeError):
+        builder(Message)("user")  # type: ignore[call-arg]
+
+
+def test_only_a_fast_frozen_class_has_a_builder() -> None:
+    @fast_frozen
+    @dataclass(frozen=True, slots=True)
+    class Base:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class Sub(Base):
+        b: int = 0
+
+    assert builder(Base)(1) == Base(1)
+    for not_fast in (Sub, int, len):
+        with pytest.raises(TypeError, match="not a fast_frozen class"):
+            builder(not_fast)

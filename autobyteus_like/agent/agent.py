@@ -42,6 +42,7 @@ from autobyteus_like.events import (
 )
 from autobyteus_like.formats import NATIVE, FormatRegistry
 from autobyteus_like.formatters.manifest import demonstration, render_system_prompt
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.handlers import default_handlers
 from autobyteus_like.history.history_messages import HistoryMessage
 from autobyteus_like.llm.base import LLM
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
     from autobyteus_like.store.session import Session
 
 __all__ = ["Agent", "ResumedTurn"]
+
+_user_message = builder(UserMessageReceived)
 
 _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
              "call is for. Calls without it are rejected.")
@@ -355,9 +358,9 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             trace_parent = current_parent()
         reply: Future[str] = Future()
         turn_id = next(self._turn_ids)
-        self._tell(UserMessageReceived(agent=self.name, text=text, turn_id=turn_id,
-                                       sender=sender, reply=reply, mail_id=mail_id,
-                                       trace_parent=trace_parent, images=images))
+        self._tell(_user_message(agent=self.name, text=text, turn_id=turn_id, sender=sender,
+                                 reply=reply, mail_id=mail_id, trace_parent=trace_parent,
+                                 images=images))
         return turn_id, reply
 
     def reset(self) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.errors import LLMError
@@ -22,21 +21,17 @@ from autobyteus_like.events import (
     LLMRequestFailed,
     LLMResponseCompleted,
 )
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest
 
-__all__ = ["LLM_THREAD_IDLE_S", "LLMWorker", "StreamRequest"]
+__all__ = ["LLM_THREAD_IDLE_S", "LLMWorker"]
 
 LLM_THREAD_IDLE_S = 30.0
 """The LLM worker's thread ends after this long without a request."""
 
-
-@dataclass(frozen=True, slots=True)
-class StreamRequest:
-    """Ask the worker to stream one response."""
-
-    request_no: int
-    request: LLMRequest
+_chunk_received = builder(LLMChunkReceived)
+_completed = builder(LLMResponseCompleted)
 
 
 class LLMWorker:
@@ -57,17 +52,16 @@ class LLMWorker:
         self._pool = WorkerPool(f"{agent}-llm", 1, LLM_THREAD_IDLE_S,
                                 started=lambda thread: _keep(threads, thread))
 
-    def send(self, message: StreamRequest) -> None:
-        """Stream ``message``'s request after those sent before it."""
-        self._pool.submit(self._stream, message)
+    def send(self, request_no: int, request: LLMRequest) -> None:
+        """Stream ``request`` (the turn's ``request_no``) after those sent before it."""
+        self._pool.submit(self._stream, request_no, request)
 
     def stop(self) -> None:
         """No more requests; the one streaming ends when it is cut (``cancel``), its thread
         then (the agent joins it, with a deadline)."""
         self._pool.shutdown(wait=False)
 
-    def _stream(self, message: StreamRequest) -> None:
-        number = message.request_no
+    def _stream(self, number: int, request: LLMRequest) -> None:
         usage, last = None, ""
         finished: LLMChunk | None = None
         carried: list[dict[str, object]] = []
@@ -75,7 +69,7 @@ class LLMWorker:
         fallbacks: list[str] = []
         adapted: list[tuple[str, str, str]] = []
         try:
-            for chunk in self._llm.stream(message.request, self._cancel):
+            for chunk in self._llm.stream(request, self._cancel):
                 if self._cancel.is_set():
                     return
                 if chunk.switch is not None:  # a fallback model takes over
@@ -101,9 +95,9 @@ class LLMWorker:
                 if chunk.final:
                     last = chunk.text
                 if chunk.tool_calls or (chunk.text and not chunk.final):
-                    self._post(LLMChunkReceived(agent=self._agent, request_no=number,
-                                                text="" if chunk.final else chunk.text,
-                                                tool_calls=chunk.tool_calls))
+                    self._post(_chunk_received(agent=self._agent, request_no=number,
+                                               text="" if chunk.final else chunk.text,
+                                               tool_calls=chunk.tool_calls))
         except Exception as exc:  # a provider error is reported, never fatal to the agent
             if self._cancel.is_set():
                 return  # the stream was cut because the agent is stopping
@@ -111,7 +105,7 @@ class LLMWorker:
             self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(error),
                                         error_type=type(error).__name__))
             return
-        completed = LLMResponseCompleted(
+        completed = _completed(
             agent=self._agent, request_no=number,
             input_tokens=usage.input_tokens if usage else None,
             output_tokens=usage.output_tokens if usage else None,
@@ -123,7 +117,7 @@ class LLMWorker:
             adapted=tuple(adapted),
         )
         if last:  # the last piece and the end travel as one mailbox message, in that order
-            self._post((LLMChunkReceived(agent=self._agent, request_no=number, text=last),
+            self._post((_chunk_received(agent=self._agent, request_no=number, text=last),
                         completed))
         else:
             self._post(completed)

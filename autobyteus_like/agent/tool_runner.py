@@ -44,6 +44,7 @@ from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.worker_pool import WorkerPool
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.middleware import Middleware, ToolCall, run_with_middleware
@@ -57,6 +58,8 @@ STOP_GRACE_S = 5.0
 
 TOOL_THREAD_IDLE_S = 30.0
 """A tool thread that ran no call for this long ends (the next call starts one)."""
+
+_result_received = builder(ToolResultReceived)
 
 
 async def _awaited(value: Any) -> Any:
@@ -199,7 +202,7 @@ class ToolRunner:
         with self._lock:
             self._running.discard(call)
         if call.settle():
-            self._post(ToolResultReceived(agent=self._agent, result=result))
+            self._post(_result_received(agent=self._agent, result=result))
 
     def _overdue(self, call: _Call) -> None:
         """The call's deadline passed (fired by the agent's thread): TIMEOUT, and cancel it."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from autobyteus_like.agent.llm_worker import LLMWorker, StreamRequest
+from autobyteus_like.agent.llm_worker import LLMWorker
 from autobyteus_like.agent.tool_runner import ToolRunner
 from autobyteus_like.formats import NATIVE
 from autobyteus_like.llm.base import LLM
@@ -68,7 +68,7 @@ class TurnServices:
             llm = self._config.llm
             assert isinstance(llm, LLM), "an agent builds its LLM before its actor starts"
             self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads)
-        self.handoffs.append((self.worker.send, (StreamRequest(request_no, request),)))
+        self.handoffs.append((self.worker.send, (request_no, request)))
 
     def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
                     ) -> LLMRequest:

@@ -19,13 +19,16 @@ from loguru import logger
 
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import NATIVE, ToolFormat
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.history.history_messages import HistoryMessage, SystemMessage
 from autobyteus_like.history.processors import HistoryProcessor, ProcessorContext, run_processors
-from autobyteus_like.history.replay import from_history, sendable, to_history
+from autobyteus_like.history.replay import from_history, text_only, to_history
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message
 
 __all__ = ["ShapedLLM", "is_context_overflow"]
+
+_request = builder(LLMRequest)
 
 _OVERFLOW = re.compile(
     r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
@@ -76,8 +79,8 @@ class ShapedLLM(LLM):
             system = kept_system if kept_system is not None else system
         # built directly (dataclasses.replace walks every field in Python, twice a turn);
         # tests/history/test_outgoing.py checks that no field of the request is lost
-        return LLMRequest(system, self._sendable(messages), request.tools, request.rules,
-                          self.response_schema or request.response_schema)
+        return _request(system, self._sendable(messages), request.tools, request.rules,
+                        self.response_schema or request.response_schema)
 
     def _sendable(self, messages: Sequence[Message]) -> tuple[Message, ...]:
         """``sendable``, each text-only copy made once for a long chat. A request usually
@@ -102,7 +105,7 @@ class ShapedLLM(LLM):
             if message.tool_calls or message.tool_results:
                 known = stripped.get(id(message))
                 if known is None or known[0] is not message:
-                    known = stripped[id(message)] = (message, sendable((message,), False)[0])
+                    known = stripped[id(message)] = (message, text_only(message))
                 message = known[1]
             sent.append(message)
         out = tuple(sent)
@@ -147,10 +150,15 @@ class ShapedLLM(LLM):
         return system, tuple(messages)
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        if not self.processors:  # nothing to retry with: the model's own stream, no layer
+            return self.inner.stream(self.shape(request, cancel), cancel)
+        return self._retried(request, cancel)
+
+    def _retried(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         try:
             chunks = self._open(request, cancel, overflowed=False)
         except LLMError as exc:
-            if not self.processors or not is_context_overflow(exc):
+            if not is_context_overflow(exc):
                 raise
             logger.info("agent {}: the request was too long for the model ({}); shaping it "
                         "again and retrying once", self.agent, exc.message)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from autobyteus_like.formats import NATIVE, ToolFormat
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.history.history_messages import (
     AssistantMessage,
     HistoryMessage,
@@ -22,7 +23,7 @@ from autobyteus_like.history.history_messages import (
 from autobyteus_like.llm.messages import Message
 from autobyteus_like.tools.invocation import ToolInvocation
 
-__all__ = ["from_history", "history_problems", "sendable", "to_history"]
+__all__ = ["from_history", "history_problems", "sendable", "text_only", "to_history"]
 
 
 def to_history(messages: Iterable[Message], format_name: str,
@@ -126,5 +127,13 @@ def sendable(messages: Sequence[Message], native: bool) -> tuple[Message, ...]:
     text it read (their data is for history, not for a provider's native fields)."""
     if native:
         return tuple(messages)
-    return tuple(Message(m.role, m.content, images=m.images, carried=m.carried)
-                 if m.tool_calls or m.tool_results else m for m in messages)
+    return tuple([text_only(m) if m.tool_calls or m.tool_results else m for m in messages])
+
+
+_message = builder(Message)
+
+
+def text_only(message: Message) -> Message:
+    """``message`` without its calls and results as data (``sendable``, for one message)."""
+    return _message(message.role, message.content, images=message.images,
+                    carried=message.carried)

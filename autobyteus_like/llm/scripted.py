@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from autobyteus_like.errors import LLMError, ScriptExhaustedError
+from autobyteus_like.frozen_values import builder
 from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall, TokenUsage
 from autobyteus_like.llm.providers import LLMProvider
@@ -31,6 +32,8 @@ class ScriptedReply:
 
 
 ScriptedResponse = str | ScriptedReply | Callable[[LLMRequest], "str | ScriptedReply"]
+
+_chunk = builder(LLMChunk)
 
 
 class ScriptedLLM(LLM):
@@ -91,6 +94,10 @@ class ScriptedLLM(LLM):
             )
         scripted = self.responses[number]
         reply = scripted(request) if callable(scripted) else scripted
+        if type(reply) is str and self.chunk_size is None:  # the usual case, in one chunk
+            if not cancel.is_set():
+                yield _chunk(text=reply, final=True)
+            return
         if isinstance(reply, str):
             reply = ScriptedReply(reply)
         if not isinstance(reply, ScriptedReply):
@@ -102,12 +109,12 @@ class ScriptedLLM(LLM):
             if cancel.is_set():
                 return
             last = index == len(pieces) - 1 and not reply.tool_calls
-            yield LLMChunk(text=piece, final=last, finish_reason=finish if last else None,
-                           provider_finish_reason=finish if last else None,
-                           usage=reply.usage if last else None)
+            yield _chunk(text=piece, final=last, finish_reason=finish if last else None,
+                         provider_finish_reason=finish if last else None,
+                         usage=reply.usage if last else None)
         if reply.tool_calls:
-            yield LLMChunk(tool_calls=reply.tool_calls, final=True, finish_reason=finish,
-                           provider_finish_reason=finish, usage=reply.usage)
+            yield _chunk(tool_calls=reply.tool_calls, final=True, finish_reason=finish,
+                         provider_finish_reason=finish, usage=reply.usage)
 
     def _pieces(self, text: str) -> list[str]:
         if self.chunk_size is None or not text:
