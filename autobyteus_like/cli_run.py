@@ -20,11 +20,12 @@ from autobyteus_like.cli_sessions import (
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.cli_view import EventView, JsonView, RichView
 from autobyteus_like.errors import UnknownApprovalError, UsageError
-from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tracing import Tracing, configure_tracing
 
 if TYPE_CHECKING:
+    from autobyteus_like.agent.subscription import EventSubscription
     from autobyteus_like.store import Session
 
 __all__ = ["add_run_command"]
@@ -147,7 +148,7 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
             assert session is not None  # without --session, a message is required
             return _finished_already(args, team, session, view)
         try:
-            while (event := events.get(timeout=max(0.0, deadline - time.perf_counter()))):
+            while (event := _next_event(events, deadline)):
                 view.show(event)
                 if args.detach_on_approval and waiting.only_people_left(event):
                     detached = True
@@ -179,6 +180,28 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
         print(f"error: {failure}".splitlines()[0], file=sys.stderr)
         return 1
     return 0
+
+
+_SIGNAL_CHECK_S = 0.25
+"""The longest the main thread waits for an event at once. The kernel hands a Ctrl-C (a
+process-directed SIGINT) to any thread that does not block it, and under load that is at times
+not the main thread: a worker waiting on its LLM's socket takes it. CPython then only flags the
+signal for the main thread, which raises ``KeyboardInterrupt`` when it next runs Python code; a
+main thread asleep in one long wait for an event that never comes (a provider that does not
+answer) would sleep through the Ctrl-C until the run's deadline."""
+
+
+def _next_event(events: EventSubscription, deadline: float) -> AgentEvent | None:
+    """The next event (None once the team has stopped), waited for in slices of at most
+    ``_SIGNAL_CHECK_S`` so that a signal another thread took is acted on within one;
+    ``TimeoutError`` once ``deadline`` (a ``perf_counter`` time) has passed."""
+    while True:
+        left = deadline - time.perf_counter()
+        try:
+            return events.get(timeout=max(0.0, min(left, _SIGNAL_CHECK_S)))
+        except TimeoutError:
+            if left <= _SIGNAL_CHECK_S:
+                raise
 
 
 def _finished_already(args: argparse.Namespace, team: AgentTeam, session: Session,

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -163,6 +164,43 @@ def test_one_ctrl_c_ends_a_run(tmp_path):
     assert err.strip().splitlines()[-1] == "interrupted"
     assert "Traceback" not in err
     assert took < 20, f"one Ctrl-C took {took:.1f} s to end the run"
+
+
+def test_a_ctrl_c_taken_by_a_worker_thread_ends_the_run(tmp_path, capsys, monkeypatch):
+    """The kernel gives a process-directed SIGINT to any thread that does not block it; when a
+    worker waiting on its provider takes it, CPython only flags it for the main thread, which
+    once slept through it in its wait for the next event until the run's deadline (as seen on
+    a loaded machine: one Ctrl-C, no exit, nothing printed). Here the worker is handed the
+    signal directly."""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with ReplayServer([Hang(), Hang()]) as server:
+        team = write_team(tmp_path, {"provider": "openai", "model": "m",
+                                     "base_url": server.base_url,
+                                     "timeout_s": PROVIDER_TIMEOUT_S, "max_retries": 0})
+        sent: list[float] = []
+
+        def interrupt_the_llm_worker() -> None:
+            if not server.arrived.acquire(timeout=60):  # the request is waiting for its answer
+                return
+            worker = next(thread for thread in threading.enumerate()
+                          if thread.name.startswith("lead-llm"))
+            assert worker.ident is not None
+            sent.append(time.perf_counter())
+            signal.pthread_kill(worker.ident, signal.SIGINT)
+
+        interrupter = threading.Thread(target=interrupt_the_llm_worker)
+        interrupter.start()
+        try:
+            code = main(["run", str(team), "--message", "hi", "--json", "--timeout", "40"])
+        finally:
+            interrupter.join()
+        ended = time.perf_counter()
+    err = capsys.readouterr().err
+    assert sent, "the LLM request never arrived"
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "interrupted"
+    assert ended - sent[0] < 20, f"the Ctrl-C took {ended - sent[0]:.1f} s to end the run"
 
 
 MARKUP = "Use [/b] and [red]x[/red] and [bold]"

@@ -15,6 +15,7 @@ from autobyteus_like.events import (
     LLMChunkReceived,
     ToolResultReceived,
     ToolStarted,
+    UserMessageReceived,
 )
 from autobyteus_like.mail.mail_events import TeamQuiescent
 from autobyteus_like.runtime import LocalRuntime
@@ -59,16 +60,16 @@ def run_example(yaml: str, backend: str, tmp_path: Path) -> dict[str, object]:
         events.close()
         llms = {name: (member.fetch_llm() if backend != "local" else member.config.llm)
                 for name, member in team.agents.items()}
-    per_agent: dict[str, list[str]] = {}
+    per_agent: dict[str, list[AgentEvent]] = {}
     for seen_event in seen:
         if isinstance(seen_event, LLMChunkReceived):
             continue  # how text was cut into chunks is the LLM's business, not the team's
-        per_agent.setdefault(seen_event.agent, []).append(_shown(seen_event))
+        per_agent.setdefault(seen_event.agent, []).append(seen_event)
     return {
         "answer": quiet.answer,
         # results of parallel calls arrive in whatever order they finish
-        "events": {agent: _in_order_except_results(shown)
-                   for agent, shown in per_agent.items()},
+        "events": {agent: _in_order_except_results(events)
+                   for agent, events in per_agent.items()},
         "requests": {name: [_shown(request) for request in llm.requests]
                      for name, llm in llms.items()},
         "unused": {name: llm.remaining for name, llm in llms.items()},
@@ -81,13 +82,24 @@ _TIMING = ("ToolStarted", "ToolResultReceived", "AgentStatusChanged", "ApprovalG
 """Events whose place among the others depends on how fast calls and approvals come back."""
 
 
-def _in_order_except_results(shown: list[str]) -> tuple[list[str], list[str]]:
-    """The events in order, and apart (sorted) those whose order is a matter of timing.
-    Statuses are left out: whether an agent is seen waiting only for a person depends on
-    whether its other call finished before the approval came back."""
-    return ([item for item in shown if not item.startswith(_TIMING)],
-            sorted(item for item in shown if item.startswith(_TIMING)
-                   and not item.startswith("AgentStatusChanged")))
+def _teammates_message(event: AgentEvent) -> bool:
+    """A message from another member: it is received (and queued) when the teammate sends
+    it, which may be before or after the receiver's own turn ends."""
+    return isinstance(event, UserMessageReceived) and event.sender is not None
+
+
+def _in_order_except_results(events: list[AgentEvent]
+                             ) -> tuple[list[str], list[str], list[str]]:
+    """The events in order; apart (sorted) those whose order is a matter of timing; apart
+    (in order) the teammates' messages, whose place among the receiver's own events depends
+    on how fast the teammate was. Statuses are left out: whether an agent is seen waiting only
+    for a person depends on whether its other call finished before the approval came back."""
+    shown = [(_shown(event), event) for event in events]
+    return ([item for item, event in shown
+             if not item.startswith(_TIMING) and not _teammates_message(event)],
+            sorted(item for item, _ in shown if item.startswith(_TIMING)
+                   and not item.startswith("AgentStatusChanged")),
+            [item for item, event in shown if _teammates_message(event)])
 
 
 @pytest.fixture(scope="module")

@@ -91,7 +91,10 @@ def test_a_dead_agent_process_leaves_no_command_behind(tmp_path, sleeper, left_b
         tool = builtin_tools().get("terminal.run")
         tool.run({{"cmd": ["sh", "-c", "setsid {sleeper} 60 & {sleeper} 61"]}}, context)
     """)
-    agent = subprocess.Popen([sys.executable, "-c", script])
+    # Killed mid-call, it cannot remove its call's temporary directory: keep that in tmp_path.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    agent = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(tmp)})
     try:
         while len(live_processes_mentioning(str(tmp_path))) < 2:
             assert agent.poll() is None
@@ -102,6 +105,7 @@ def test_a_dead_agent_process_leaves_no_command_behind(tmp_path, sleeper, left_b
         while left_behind() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert left_behind() == []
+        assert [path.name[:16] for path in tmp.iterdir()] == ["autobyteus-call-"]
     finally:
         if agent.poll() is None:
             agent.kill()
