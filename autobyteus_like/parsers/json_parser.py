@@ -66,7 +66,8 @@ class JsonToolCallParser(FormatParser):
         return self._events(scanner.feed(chunk))
 
     def finish(self) -> list[ParseEvent]:
-        return self._events(self._scanner.finish())
+        scanner = self._scanner
+        return self._events(scanner.finish()) if scanner.in_candidate else []
 
     def _names_a_tool(self, text: str) -> bool:
         """Whether broken JSON names a known tool as a value (``"add"``): a call that was
