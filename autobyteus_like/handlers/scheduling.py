@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from operator import attrgetter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
 __all__ = ["Slot", "SlotState", "TurnSchedule"]
+
+_INVOCATION = attrgetter("invocation")
 
 
 class SlotState(StrEnum):
@@ -184,7 +187,7 @@ class TurnSchedule:
 
     def invocations(self) -> tuple[ToolInvocation, ...]:
         """Every call, in invocation order."""
-        return tuple(slot.invocation for slot in self._slots)
+        return tuple(map(_INVOCATION, self._slots))
 
     def __iter__(self) -> Iterator[Slot]:
         return iter(self._slots)
