@@ -123,7 +123,7 @@ class TurnSchedule:
 
     def startable(self) -> list[Slot]:
         """The ready calls that may start now, in invocation order, marked RUNNING."""
-        if self._running_barrier:
+        if self._running_barrier or not self._ready:
             return []
         ready, slots = self._ready, self._slots
         first_barrier = self._first_barrier()

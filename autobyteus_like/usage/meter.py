@@ -121,7 +121,8 @@ class AgentMeter(AgentHooks):
         reported = response.input_tokens is not None or response.output_tokens is not None
         input_tokens, output_tokens = response.input_tokens or 0, response.output_tokens or 0
         cached, reasoning = response.cached_input_tokens or 0, response.reasoning_tokens or 0
-        pricing = self._pricing.of(response.answered_by)  # a fallback model's own prices
+        answered_by = response.answered_by  # a fallback model's own prices
+        pricing = self._pricing if answered_by is None else self._pricing.of(answered_by)
         cost = pricing.cost(input_tokens, output_tokens, cached) if reported else None
         label = pricing.label
         self.budget.tally.add_response(input_tokens, output_tokens, cached, reasoning, cost,
