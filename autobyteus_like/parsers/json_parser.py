@@ -13,6 +13,7 @@ from autobyteus_like.parsers.call_shapes import (
 )
 from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.json_text_scanner import (
+    CANDIDATE,
     TOO_DEEP,
     BrokenJson,
     JsonSegment,
@@ -61,7 +62,7 @@ class JsonToolCallParser(FormatParser):
         if scanner.in_candidate:
             if scanner.absorbs(chunk):
                 return []
-        elif ("{" not in chunk and "[" not in chunk) or not scanner.may_start_value(chunk):
+        elif ("{" not in chunk and "[" not in chunk) or CANDIDATE.search(chunk) is None:
             return [TextDelta(chunk)]  # prose, code braces included
         return self._events(scanner.feed(chunk))
 

@@ -28,6 +28,7 @@ from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from autobyteus_like.parsers.parse_events import TextDelta
 
 __all__ = [
+    "CANDIDATE",
     "BrokenJson",
     "JsonSegment",
     "JsonTextScanner",
@@ -44,7 +45,7 @@ _LEADING_SPACE = re.compile(r"[ \t\n\r]*")
 # A bracket that can begin JSON. The lookahead only skips brackets the tracker would reject at
 # once (``{ return``, ``a[i]``), with the same outcome; a bracket whose next character is not in
 # this chunk yet is always a candidate.
-_CANDIDATE = re.compile(
+CANDIDATE = re.compile(
     r'\{(?=[ \t\n\r]*["}])|\[(?=[ \t\n\r]*[\[\]{"\-0-9tfnNI])|[\[{](?=[ \t\n\r]*\Z)'
 )
 
@@ -194,7 +195,7 @@ class JsonTextScanner:
         i, n = 0, len(data)
         while i < n:
             if not self.in_candidate:
-                match = _CANDIDATE.search(data, i)
+                match = CANDIDATE.search(data, i)
                 if match is None:
                     out.append(Prose(data[i:]))
                     break
@@ -241,7 +242,7 @@ class JsonTextScanner:
     def may_start_value(data: str) -> bool:
         """Whether ``data`` has a bracket that can begin JSON; if not, and no value is open,
         ``feed`` would give it all back as one Prose (the streaming fast path for prose)."""
-        return _CANDIDATE.search(data) is not None
+        return CANDIDATE.search(data) is not None
 
     def absorbs(self, data: str) -> bool:
         """Take ``data`` whole if it is string content (complete escapes included) in the middle
