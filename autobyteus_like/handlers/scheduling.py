@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from operator import attrgetter
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:

@@ -129,7 +129,8 @@ def _loads_keeping_digits(text: str) -> tuple[bool, Any, str]:
 
 
 _JSON_SPACE = " \t\n\r"
-_SCAN_ONCE = json.scanner.make_scanner(json.JSONDecoder())
+_SCAN_ONCE = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # a decoder
+# is what it reads its settings from (typeshed asks for a scanner: its stub's TODO)
 """What ``json.loads`` runs for a text that starts with its value and holds nothing else,
 without its three Python layers (a third of reading a small call)."""
 
