@@ -16,7 +16,7 @@ turn at once: no tool starts after it, and the event whose handling failed is no
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pykka
 from loguru import logger
@@ -107,9 +107,9 @@ class AgentActor(FastInboxActor):
         """Event types a handler takes whether or not anyone subscribes."""
         services = self._services
         self.ctx = AgentContext(config, tools, tool_format, services.stream_llm,
-                                services.run_tool, system_prompt, wanted=self._wanted,
-                                end_run=self._end_run)
+                                services.run_tool, system_prompt, end_run=self._end_run)
         services.ctx = self.ctx
+        publisher.watch(self._listened)  # sets ctx.wants now and whenever subscribers change
         log = (SessionLogHooks(SessionLog(config.session_log, config.name,
                                           config.session_log_format), self.ctx.report_error)
                if config.session_log is not None else None)
@@ -124,9 +124,11 @@ class AgentActor(FastInboxActor):
 
             restore_context(self.ctx, snapshot)
 
-    def _wanted(self, event_type: type[AgentEvent]) -> bool:
-        """Whether anyone takes this kind of event: a subscriber or a handler."""
-        return event_type in self._taken or self._publisher.has_subscribers
+    def _listened(self, listened: bool) -> None:
+        """Who takes which events changed (any thread): with a subscriber every event is
+        wanted, else only those a handler takes. Decided here, once per change, so asking
+        costs the turn one C call (``frozenset.__contains__``, or ``bool`` of a type: True)."""
+        self.ctx.wants = bool if listened else self._taken.__contains__
 
     def on_start(self) -> None:
         wake_quietly()
@@ -142,11 +144,18 @@ class AgentActor(FastInboxActor):
 
     # -- the mailbox ---------------------------------------------------------------------------
 
+    def _handle_receive(self, message: Any) -> Any:
+        """Events (nearly every message) go straight to ``on_receive``; pykka's own messages
+        (stop, proxy calls: named tuples, hence ``type(...) is tuple``) take pykka's way."""
+        if type(message) is tuple or isinstance(message, AgentEvent):
+            return self.on_receive(message)
+        return super()._handle_receive(message)
+
     def on_receive(self, message: object) -> object:
         outbox = self.ctx.outbox
         if isinstance(message, AgentEvent):
             outbox.append(message)
-        elif isinstance(message, tuple) and all(isinstance(e, AgentEvent) for e in message):
+        elif type(message) is tuple and _only_events(message):
             outbox.extend(message)
         elif message is DEADLINES_DUE:  # the mailbox waited until a tool call's deadline
             self._deadlines.fire_due()  # their TIMEOUT results come as the next messages
@@ -206,7 +215,7 @@ class AgentActor(FastInboxActor):
                     continue
                 except Exception as exc:  # a handler bug ends the turn, never the agent
                     self._handler_failed(event, exc)
-            if publisher.has_subscribers:
+            if publisher.subscribers:
                 publisher.publish(self._publication.public(event))
         services = self._services
         if services.handoffs:
@@ -267,6 +276,7 @@ class AgentActor(FastInboxActor):
         return None
 
     def on_stop(self) -> None:
+        self._publisher.unwatch(self._listened)
         self._services.stop()
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
@@ -284,3 +294,11 @@ class AgentActor(FastInboxActor):
             action()
         if not self._handed_over:
             self._publisher.close()
+
+
+def _only_events(message: tuple[object, ...]) -> bool:
+    """Whether every item of ``message`` is an event (a loop: no generator per message)."""
+    for item in message:  # noqa: SIM110 (all() of a generator: a frame per item)
+        if not isinstance(item, AgentEvent):
+            return False
+    return True

@@ -27,7 +27,9 @@ class Deadlines:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._entries: dict[Hashable, tuple[float, Callable[[], None]]] = {}
+        self.entries: dict[Hashable, tuple[float, Callable[[], None]]] = {}
+        """Due time and callback by key (read it, empty or not, from the owner's thread;
+        change it only through the methods)."""
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -35,16 +37,16 @@ class Deadlines:
         """Call ``overdue`` after ``seconds`` unless removed first."""
         with self._lock:
             if not self._stopped:
-                self._entries[key] = (time.monotonic() + seconds, overdue)
+                self.entries[key] = (time.monotonic() + seconds, overdue)
 
     def remove(self, key: Hashable) -> None:
         """Forget ``key`` (its call finished in time)."""
         with self._lock:
-            self._entries.pop(key, None)
+            self.entries.pop(key, None)
 
     def wait_s(self) -> float | None:
         """Seconds until the earliest entry is due (0 if one is), None if there is none."""
-        entries = self._entries
+        entries = self.entries
         if not entries:
             return None
         with self._lock:
@@ -55,9 +57,9 @@ class Deadlines:
         """Run (and forget) every entry whose time has passed, in the calling thread."""
         now = time.monotonic()
         with self._lock:
-            due = [(key, callback) for key, (at, callback) in self._entries.items() if at <= now]
+            due = [(key, callback) for key, (at, callback) in self.entries.items() if at <= now]
             for key, _ in due:
-                del self._entries[key]
+                del self.entries[key]
         for _, callback in due:
             try:
                 callback()
@@ -68,4 +70,4 @@ class Deadlines:
         """Forget every entry; later ones are ignored (pending entries never fire)."""
         with self._lock:
             self._stopped = True
-            self._entries.clear()
+            self.entries.clear()

@@ -72,13 +72,19 @@ class DeadlineInbox(queue.SimpleQueue[Any]):
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
         deadlines = self.deadlines
         if deadlines is None or not block or timeout is not None:
-            return super().get(block, timeout)
+            return _get(self, block, timeout)
+        if not deadlines.entries:  # (most waits: no tool call is running)
+            return _get(self)
         wait = deadlines.wait_s()
         if wait is None:
-            return super().get()
+            return _get(self)
         if wait <= 0:  # due already: before the next message, however many are waiting
             return _DUE
         try:
-            return super().get(True, wait)
+            return _get(self, True, wait)
         except queue.Empty:
             return _DUE
+
+
+_get = queue.SimpleQueue.get
+"""The C ``get`` itself (no ``super()`` object per message)."""

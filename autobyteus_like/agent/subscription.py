@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import queue
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from autobyteus_like.events import AgentEvent
 
@@ -147,14 +147,33 @@ class EventPublisher:
     """Fans events out to subscriptions; safe to subscribe from any thread."""
 
     def __init__(self) -> None:
-        self._subscribers: tuple[EventSubscription, ...] = ()
+        self.subscribers: tuple[EventSubscription, ...] = ()
+        """Who listens right now (replaced whole, never changed in place: read it freely)."""
         self._lock = threading.Lock()
         self._closed = False
+        self._watchers: list[Callable[[bool], None]] = []
 
     @property
     def has_subscribers(self) -> bool:
         """Whether anyone listens right now."""
-        return bool(self._subscribers)
+        return bool(self.subscribers)
+
+    def watch(self, watcher: Callable[[bool], None]) -> None:
+        """Call ``watcher(listened)`` now and each time the subscriptions change, with whether
+        anyone listens (an agent decides once per change, not per event, what to build)."""
+        with self._lock:
+            self._watchers.append(watcher)
+            watcher(bool(self.subscribers))
+
+    def unwatch(self, watcher: Callable[[bool], None]) -> None:
+        """Stop calling ``watcher``."""
+        with self._lock:
+            self._watchers = [w for w in self._watchers if w != watcher]  # bound methods: ==
+
+    def _changed(self) -> None:
+        """Tell the watchers (under the lock, so they see the changes in order)."""
+        for watcher in self._watchers:
+            watcher(bool(self.subscribers))
 
     def subscribe(self, subscription: EventSubscription | None = None) -> EventSubscription:
         """A new subscription, or ``subscription`` made to listen here too (already ended if
@@ -165,22 +184,25 @@ class EventPublisher:
             if self._closed:
                 subscription._put(_END)
             else:
-                self._subscribers = (*self._subscribers, subscription)
+                self.subscribers = (*self.subscribers, subscription)
+                self._changed()
         return subscription
 
     def unsubscribe(self, subscription: EventSubscription) -> None:
         """Remove a subscription."""
         with self._lock:
-            self._subscribers = tuple(s for s in self._subscribers if s is not subscription)
+            self.subscribers = tuple(s for s in self.subscribers if s is not subscription)
+            self._changed()
 
     def publish(self, event: AgentEvent) -> None:
         """Deliver ``event`` to every current subscriber."""
-        for subscription in self._subscribers:
+        for subscription in self.subscribers:
             subscription._put(event)
 
     def close(self) -> None:
         """End every subscription (the agent stopped)."""
         with self._lock:
-            subscribers, self._subscribers, self._closed = self._subscribers, (), True
+            subscribers, self.subscribers, self._closed = self.subscribers, (), True
+            self._changed()
         for subscription in subscribers:
             subscription._put(_END)

@@ -165,7 +165,7 @@ class AgentContext:
 
     def set_status(self, status: AgentStatus) -> None:
         """Change the status, announcing it once."""
-        if status != self.status:
+        if status is not self.status:
             self.status = status
             if self.wants(AgentStatusChanged):
                 self.outbox.append(AgentStatusChanged(agent=self.name, status=status))

@@ -67,10 +67,12 @@ class LLMResponseHandler:
             cut_off = event.finish_reason == LENGTH
             held, turn.held = turn.held, []
             finished = turn.parser.finish()
-            self._parsed(finished, ctx, turn, cut_off=cut_off)
+            if finished:  # (most responses leave nothing to the end)
+                self._parsed(finished, ctx, turn, cut_off=cut_off)
             for error, placeholder in held:
                 self._report(error, placeholder, ctx, cut_off=cut_off)
-            broken = bool(held) or any(isinstance(e, ToolCallFailed) for e in finished)
+            broken = bool(held) or (bool(finished) and any(isinstance(e, ToolCallFailed)
+                                                           for e in finished))
             content = "".join(turn.response)
             if cut_off and not broken:
                 content += f"\n\n[{CUT_OFF}]"

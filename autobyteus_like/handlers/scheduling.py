@@ -22,6 +22,7 @@ import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 
 __all__ = ["Slot", "SlotState", "TurnSchedule"]
+
+_INVOCATION = attrgetter("invocation")
 
 
 class SlotState(StrEnum):
@@ -120,7 +123,7 @@ class TurnSchedule:
 
     def startable(self) -> list[Slot]:
         """The ready calls that may start now, in invocation order, marked RUNNING."""
-        if self._running_barrier:
+        if self._running_barrier or not self._ready:
             return []
         ready, slots = self._ready, self._slots
         first_barrier = self._first_barrier()
@@ -184,7 +187,7 @@ class TurnSchedule:
 
     def invocations(self) -> tuple[ToolInvocation, ...]:
         """Every call, in invocation order."""
-        return tuple(slot.invocation for slot in self._slots)
+        return tuple(map(_INVOCATION, self._slots))
 
     def __iter__(self) -> Iterator[Slot]:
         return iter(self._slots)

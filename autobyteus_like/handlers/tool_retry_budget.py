@@ -3,7 +3,6 @@ model may correct invalid calls of a tool n times in a turn, and the next one en
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import AgentTurnError
@@ -26,13 +25,13 @@ class ToolRetryBudget:
 
     def __init__(self) -> None:
         self._turn_id: int | None = None
-        self._invalid: Counter[str] = Counter()
+        self._invalid: dict[str, int] = {}  # (a dict: a Counter per turn costs two calls)
 
     def __call__(self, ctx: AgentContext) -> TurnVerdict | None:
         turn = ctx.turn
         assert turn is not None
         if turn.turn_id != self._turn_id:
-            self._turn_id, self._invalid = turn.turn_id, Counter()
+            self._turn_id, self._invalid = turn.turn_id, {}
         for slot in turn.schedule:
             result = slot.result
             if result is None or result.error is None or result.error.code not in _INVALID:
@@ -40,7 +39,7 @@ class ToolRetryBudget:
             tool = slot.tool or ctx.tools.find(slot.invocation.name)
             if tool is None or tool.retries is None:
                 continue
-            self._invalid[tool.name] += 1
+            self._invalid[tool.name] = self._invalid.get(tool.name, 0) + 1
             if self._invalid[tool.name] > tool.retries:
                 return TurnVerdict(failure=AgentTurnError(ctx.name, (
                     f"the tool {tool.name!r} was called wrongly {self._invalid[tool.name]} "

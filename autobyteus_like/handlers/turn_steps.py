@@ -12,6 +12,7 @@ when someone takes them (``ctx.wants``).
 from __future__ import annotations
 
 from concurrent.futures import Future
+from functools import partial
 
 from loguru import logger
 
@@ -126,10 +127,10 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
         # Resolved after this turn's events are published, so whoever waits on the reply
         # (a caller, a team counting messages) never overtakes them.
         if error is None:
-            ctx.afterwards.append(lambda: _resolve(reply, answer))
+            ctx.afterwards.append(partial(_resolve, reply, answer))
         else:
             failed = failure or AgentTurnError(ctx.name, error)
-            ctx.afterwards.append(lambda: _fail(reply, failed))
+            ctx.afterwards.append(partial(_fail, reply, failed))
     ctx.set_status(AgentStatus.IDLE)
     while ctx.waiting and ctx.turn is None:
         waiting = ctx.waiting.popleft()

@@ -39,7 +39,7 @@ def without_lone_surrogates(text: str) -> str:
     tool name can hold one, so the escaped name fails as an unknown tool in words the model can
     read. Arguments keep them unchanged, for validation and the tool to judge.
     """
-    if _LONE_SURROGATE.search(text) is None:
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
         return text
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
 
@@ -113,10 +113,13 @@ class CallBuilder:
                 f"got {json_type(arguments)}",
                 raw, name=spec.name, call_id=spec.id,
             )]
-        index = self.take_index()
+        index = self.next_index
+        self.next_index = index + 1
+        name = without_lone_surrogates(spec.name)
+        call_id = None if spec.id is None else without_lone_surrogates(spec.id)
         return [
-            ToolCallStarted(index=index, name=_clean(spec.name), id=_clean(spec.id)),
-            ToolCallCompleted(self.build(spec.name, arguments, spec.id, spec.why), index),
+            ToolCallStarted(index=index, name=name, id=call_id),
+            ToolCallCompleted(self._built(name, arguments, call_id, spec.why), index),
         ]
 
     def build(
@@ -124,7 +127,11 @@ class CallBuilder:
     ) -> ToolInvocation:
         """The invocation: ``why`` lifted out unless declared, id assigned. Values stay as
         written: the tool's arguments model converts them, once, when the call is validated."""
-        name, call_id = without_lone_surrogates(name), _clean(call_id)
+        return self._built(without_lone_surrogates(name), arguments, _clean(call_id), why)
+
+    def _built(self, name: str, arguments: dict[str, Any], call_id: str | None, why: Any
+               ) -> ToolInvocation:
+        """``build`` for a name and id already cleaned of lone surrogates."""
         if "why" in arguments:
             tool = self.tools.find(name) if self.tools is not None else None
             if tool is None or not tool.declares("why"):

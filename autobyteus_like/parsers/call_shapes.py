@@ -108,7 +108,12 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
             return CallSpec(name=nested.name, arguments=nested.arguments,
                             id=nested.id or _call_id(obj),
                             why=nested.why if nested.why is not None else _rationale(obj))
-    has_args, arguments = _arguments_of(obj)
+    # The plain shape, the common one: the helpers' single-body work, written out (no frames)
+    has_args, arguments = False, None
+    for key in ARGUMENT_KEYS:
+        if key in obj:
+            has_args, arguments = True, obj[key]
+            break
     name = obj.get("name")
     if not isinstance(name, str):
         name = next(
@@ -116,11 +121,17 @@ def _one(obj: Any, explicit: bool) -> CallSpec | CallProblem | None:
              if isinstance(obj.get(key), str)), None
         )
     if isinstance(name, str) and (has_args or explicit):
+        call_id = obj.get("id")
+        why = None
+        for key in _RATIONALE_KEYS:
+            if obj.get(key) is not None:
+                why = obj[key]
+                break
         return CallSpec(
             name=name,
             arguments=arguments if has_args else {},
-            id=_call_id(obj),
-            why=_rationale(obj),
+            id=call_id.strip() or None if isinstance(call_id, str) else None,
+            why=why,
         )
     if explicit:
         return CallProblem("a tool call needs a \"name\" and an \"arguments\" object")

@@ -86,6 +86,8 @@ class EntityRepair(FormatParser):
         return self._inner.feed(raw) if raw else []
 
     def finish(self) -> list[ParseEvent]:
+        if not self._pending:
+            return self._inner.finish()
         events: list[ParseEvent] = []
         if self._pending:
             pending, self._pending = self._pending, ""

@@ -13,6 +13,7 @@ from autobyteus_like.parsers.call_shapes import (
 )
 from autobyteus_like.parsers.format_parser import FormatParser
 from autobyteus_like.parsers.json_text_scanner import (
+    CANDIDATE,
     TOO_DEEP,
     BrokenJson,
     JsonSegment,
@@ -61,12 +62,13 @@ class JsonToolCallParser(FormatParser):
         if scanner.in_candidate:
             if scanner.absorbs(chunk):
                 return []
-        elif ("{" not in chunk and "[" not in chunk) or not scanner.may_start_value(chunk):
+        elif ("{" not in chunk and "[" not in chunk) or CANDIDATE.search(chunk) is None:
             return [TextDelta(chunk)]  # prose, code braces included
         return self._events(scanner.feed(chunk))
 
     def finish(self) -> list[ParseEvent]:
-        return self._events(self._scanner.finish())
+        scanner = self._scanner
+        return self._events(scanner.finish()) if scanner.in_candidate else []
 
     def _names_a_tool(self, text: str) -> bool:
         """Whether broken JSON names a known tool as a value (``"add"``): a call that was

@@ -17,6 +17,7 @@ reports it against the argument's type instead of the call failing whole.
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
 from autobyteus_like.parsers.parse_events import TextDelta
 
 __all__ = [
+    "CANDIDATE",
     "BrokenJson",
     "JsonSegment",
     "JsonTextScanner",
@@ -43,7 +45,7 @@ _LEADING_SPACE = re.compile(r"[ \t\n\r]*")
 # A bracket that can begin JSON. The lookahead only skips brackets the tracker would reject at
 # once (``{ return``, ``a[i]``), with the same outcome; a bracket whose next character is not in
 # this chunk yet is always a candidate.
-_CANDIDATE = re.compile(
+CANDIDATE = re.compile(
     r'\{(?=[ \t\n\r]*["}])|\[(?=[ \t\n\r]*[\[\]{"\-0-9tfnNI])|[\[{](?=[ \t\n\r]*\Z)'
 )
 
@@ -127,6 +129,10 @@ def _loads_keeping_digits(text: str) -> tuple[bool, Any, str]:
 
 
 _JSON_SPACE = " \t\n\r"
+_SCAN_ONCE = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # a decoder
+# is what it reads its settings from (typeshed asks for a scanner: its stub's TODO)
+"""What ``json.loads`` runs for a text that starts with its value and holds nothing else,
+without its three Python layers (a third of reading a small call)."""
 
 
 def _depth_below_limit(value: Any) -> bool:
@@ -154,10 +160,10 @@ def _whole_value(data: str) -> list[JsonSegment] | None:
         return None
     raw = data[start:end]
     try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # not one value, or too much for json: the tracker
-        return None
-    if not isinstance(value, dict | list):
+        value, stop = _SCAN_ONCE(raw, 0)  # json.loads(raw): it starts with its bracket
+    except (ValueError, RecursionError, StopIteration):  # not one value, or too much for
+        return None                                          # json: the tracker
+    if stop != len(raw) or not isinstance(value, dict | list):  # more after the value
         return None
     # Each level takes two brackets, so a short text cannot nest to the limit.
     if len(raw) >= 2 * MAX_NESTING_DEPTH - 2 and not _depth_below_limit(value):
@@ -176,20 +182,21 @@ class JsonTextScanner:
         self._made: JsonTracker | None = None
         """Made when the first value opens that json alone cannot read (most responses have
         none: one call alone is read by json), then reset for each next one."""
-        self._in_candidate = False
+        self.in_candidate = False
+        """Whether a JSON value is open (text is held until it is decided)."""
         self._parts: list[str] = []
 
     def feed(self, data: str) -> list[JsonSegment]:
         """Scan one chunk; return the segments it decided."""
-        if not self._in_candidate:
+        if not self.in_candidate:
             whole = _whole_value(data)
             if whole is not None:
                 return whole
         out: list[JsonSegment] = []
         i, n = 0, len(data)
         while i < n:
-            if not self._in_candidate:
-                match = _CANDIDATE.search(data, i)
+            if not self.in_candidate:
+                match = CANDIDATE.search(data, i)
                 if match is None:
                     out.append(Prose(data[i:]))
                     break
@@ -201,14 +208,14 @@ class JsonTextScanner:
                 else:
                     self._made.reset()
                 self._parts = []
-                self._in_candidate = True
+                self.in_candidate = True
                 i = start
             status, index = self._tracker.feed(data, i)
             self._parts.append(data[i:index])
             i = index
             if status is Status.MORE:
                 break
-            self._in_candidate = False
+            self.in_candidate = False
             raw = "".join(self._parts)
             self._parts = []
             tracker = self._tracker
@@ -236,12 +243,7 @@ class JsonTextScanner:
     def may_start_value(data: str) -> bool:
         """Whether ``data`` has a bracket that can begin JSON; if not, and no value is open,
         ``feed`` would give it all back as one Prose (the streaming fast path for prose)."""
-        return _CANDIDATE.search(data) is not None
-
-    @property
-    def in_candidate(self) -> bool:
-        """Whether a JSON value is open (text is held until it is decided)."""
-        return self._in_candidate
+        return CANDIDATE.search(data) is not None
 
     def absorbs(self, data: str) -> bool:
         """Take ``data`` whole if it is string content (complete escapes included) in the middle
@@ -254,9 +256,9 @@ class JsonTextScanner:
 
     def finish(self) -> list[JsonSegment]:
         """End of text: a candidate still open is broken (truncated); its pieces are salvaged."""
-        if not self._in_candidate:
+        if not self.in_candidate:
             return []
-        self._in_candidate = False
+        self.in_candidate = False
         raw = "".join(self._parts)
         self._parts = []
         return self._salvage(

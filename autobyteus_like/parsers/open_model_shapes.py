@@ -81,7 +81,8 @@ class OpenModelShapes(FormatParser):
         return self._read(self._inner.feed(chunk), final=False)
 
     def finish(self) -> list[ParseEvent]:
-        return self._read(self._inner.finish(), final=True)
+        events = self._inner.finish()
+        return self._read(events, final=True) if events or self._pending else []
 
     def _read(self, events: list[ParseEvent], *, final: bool) -> list[ParseEvent]:
         """The format's events with the shapes read out of its prose: a shape is prose to the
@@ -94,9 +95,12 @@ class OpenModelShapes(FormatParser):
                 else:
                     out.append(event)
             else:
-                out += self._flush()
+                if self._pending:  # (the flush is inlined: most replies hold nothing)
+                    out += self._flush()
                 out.append(event)
-        return out + self._flush() if final else out
+        if final and self._pending:
+            out += self._flush()
+        return out
 
     def _flush(self) -> list[ParseEvent]:
         """A held shape ends here (a call of the format, or the reply's end)."""

@@ -12,6 +12,7 @@ session stores them, so the budget holds across a kill and a resume).
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import partial
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import UsageLimitExceededError
@@ -44,7 +45,14 @@ class AgentMeter(AgentHooks):
         """Where calls are added besides the run's budgets (which ``claim`` counts in)."""
         self._turns: OrderedDict[int, Tally] = OrderedDict()
         self._current: tuple[int, Tally] | None = None
-        self.verdict = budget.check  # type: ignore[method-assign]  # one call less, 4 a turn
+        # Decided once, here: the turn asks ``verdict`` ~6 times and ``claim`` 3 times.
+        if budget.limits is None and budget.parent is None:  # nothing but an ended run refuses
+            # ``budget.error`` without its property's frame (a C call)
+            self.verdict = partial(getattr, budget, "_error")  # type: ignore[method-assign]
+            if not self._ledgers and keeper is None:  # nothing to tell: count, and go
+                self.claim = self._count  # type: ignore[method-assign]
+        else:
+            self.verdict = budget.check  # type: ignore[method-assign]  # one call less
 
     @property
     def turns(self) -> dict[int, UsageTotals]:
@@ -55,6 +63,9 @@ class AgentMeter(AgentHooks):
         current = self._current
         if current is not None and current[0] == turn.turn_id:
             return current[1]
+        return self._new_turn(turn)
+
+    def _new_turn(self, turn: TurnView) -> Tally:
         tally = self._turns[turn.turn_id] = Tally()
         self._current = (turn.turn_id, tally)
         if len(self._turns) > _KEPT_TURNS:
@@ -83,6 +94,25 @@ class AgentMeter(AgentHooks):
         self._save(self.budget.tally)  # kept before the call is made
         return None
 
+    def _count(self, turn: TurnView, kind: CallKind) -> UsageLimitExceededError | None:
+        """``claim`` for a run with no limits, no team and no keeper: nothing can refuse the
+        call but a run already ended, and nothing but this meter hears of it (the budget's
+        own tally has this thread as its only writer, as in ``response_received``)."""
+        error = self.budget._error  # (the property's value, without its frame)
+        if error is not None:
+            return error
+        current = self._current
+        tally = (current[1] if current is not None and current[0] == turn.turn_id
+                 else self._new_turn(turn))
+        run = self.budget.tally
+        if kind == "llm_calls":
+            tally.llm_calls += 1
+            run.llm_calls += 1
+        else:
+            tally.tool_calls += 1
+            run.tool_calls += 1
+        return None
+
     def run_ended(self, error: UsageLimitExceededError) -> None:
         """The run ended (here, on a refused call): every actor of the run hears of it."""
         self.budget.end(error)
@@ -91,12 +121,16 @@ class AgentMeter(AgentHooks):
         reported = response.input_tokens is not None or response.output_tokens is not None
         input_tokens, output_tokens = response.input_tokens or 0, response.output_tokens or 0
         cached, reasoning = response.cached_input_tokens or 0, response.reasoning_tokens or 0
-        pricing = self._pricing.of(response.answered_by)  # a fallback model's own prices
+        answered_by = response.answered_by  # a fallback model's own prices
+        pricing = self._pricing if answered_by is None else self._pricing.of(answered_by)
         cost = pricing.cost(input_tokens, output_tokens, cached) if reported else None
         label = pricing.label
         self.budget.tally.add_response(input_tokens, output_tokens, cached, reasoning, cost,
                                        label, reported)
-        self._turn(turn).add_response(input_tokens, output_tokens, cached, reasoning, cost,
+        current = self._current
+        tally = (current[1] if current is not None and current[0] == turn.turn_id
+                 else self._new_turn(turn))
+        tally.add_response(input_tokens, output_tokens, cached, reasoning, cost,
                                       label, reported)
         for ledger in self._shared:
             ledger.add_response(input_tokens, output_tokens, cached, reasoning, cost, label,
