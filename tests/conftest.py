@@ -1,4 +1,7 @@
+import os
+import shutil
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,17 @@ settings.load_profile("loaded_machine")
 
 RUN_MARK = mark_this_run()  # before any test starts a process
 
+# The tests start hundreds of Python processes (the CLI, served teams, MCP servers, examples).
+# Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), each of them
+# compiled every module of the package it imported, again: 0.2 s of CPU a start. They write
+# it instead to a folder of this run's own, shared by all of them, removed at the end; the
+# source tree stays as clean as the setting asked.
+CHILD_BYTECODE: str | None = None
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    CHILD_BYTECODE = tempfile.mkdtemp(prefix="autobyteus-pyc-")
+    os.environ["PYTHONPYCACHEPREFIX"] = CHILD_BYTECODE
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Nothing the run started is left running (servers, browsers, Ray, what they started)."""
@@ -34,10 +48,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def pytest_unconfigure() -> None:
+    if CHILD_BYTECODE is not None:
+        shutil.rmtree(CHILD_BYTECODE, ignore_errors=True)
+
+
 # What makes a test slow (seconds, not milliseconds): a Ray cluster, a real model, a fresh
-# virtual environment. Such tests are marked ``slow`` here, by what they use, so the fast loop
-# (pytest -m "not slow") leaves them out wherever they are written; CI runs everything.
-SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_python"})
+# virtual environment, the reference MCP servers from npm. Such tests are marked ``slow`` here,
+# by what they use, so the fast loop (pytest -m "not slow") leaves them out wherever they are
+# written; CI runs everything.
+SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_python",
+                           "first_hour", "npm_servers"})
 
 
 def _needs_ray(item: pytest.Item) -> bool:
