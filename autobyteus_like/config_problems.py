@@ -3,13 +3,13 @@ for ``ConfigError``: one wording for a mistake made in YAML and the same mistake
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from autobyteus_like.errors import ConfigError
 
-__all__ = ["config_error", "describe_problem"]
+__all__ = ["ConfigModel", "config_error", "describe_problem"]
 
 
 def describe_problem(error: Any) -> str:
@@ -33,3 +33,21 @@ def describe_problem(error: Any) -> str:
 def config_error(source: str, exc: ValidationError) -> ConfigError:
     """The ``ConfigError`` saying what ``exc`` found, each problem located."""
     return ConfigError(source, [describe_problem(error) for error in exc.errors()])
+
+
+class ConfigModel(BaseModel):
+    """The base of a config (``AgentConfig``, ``TeamConfig``): built in Python, a mistake is
+    a ``ConfigError`` worded as for the same mistake in YAML."""
+
+    if not TYPE_CHECKING:  # type checkers keep the fields' own signature
+        def __init__(self, **data: Any) -> None:
+            """As pydantic's, but a mistake is a ``ConfigError``."""
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise config_error(f"{type(self).__name__}(name={data.get('name')!r})",
+                                   exc) from None
+
+        # pydantic calls a custom __init__ while validating data too (nested members, YAML):
+        # marked as its own, this one runs only when the config is built in Python.
+        __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]

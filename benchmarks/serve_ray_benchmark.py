@@ -21,7 +21,7 @@ from autobyteus_like import AgentTeam
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.serving.team_host import TeamHost
-from tests.runtime.helpers import member, team_config
+from tests.runtime.scripted_teams import member, team_config
 
 
 async def _ignore(event: AgentEvent) -> None:
@@ -57,7 +57,7 @@ def rebuilt(asks: int) -> float:
     """Seconds per ask, the team stopped and started again before each (the old way)."""
     host = _host(asks)
 
-    def rebuild(conversations: object = None, abandon: str = "") -> None:
+    def rebuild(rewind: bool = False, abandon: str = "") -> None:
         host.team.stop()
         host._team = AgentTeam(host.config, tools=host._tools).start()
 

@@ -14,9 +14,9 @@ figure is the same for each unless something differs between turns, and then all
 
 The shape is read from the source of the package that was imported: modules, lines, the
 largest modules, the modules importing the turn's context (``AgentContext``), and the package
-cycles (every import counted, lazy and type-only ones too, as
-tests/test_layers.py reads them), the pairs of packages that import each other, and (with
-``--arrows``) every import inside a cycle.
+cycles (every import counted, lazy and type-only ones too, read by tests/import_graph.py as
+tests/test_layers.py reads them, imports by a name given at run time aside), the pairs of
+packages that import each other, and (with ``--arrows``) every import inside a cycle.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.import_graph
+from tests.import_graph import module_imports, package_of, strongly_connected
+
+sys.path.pop(0)  # the package measured is the one PYTHONPATH names, else the installed one
 import autobyteus_like
 
 PACKAGE = Path(autobyteus_like.__file__).resolve().parent
@@ -118,27 +122,7 @@ def _window(entered: list[tuple[int, str, int | None]]) -> list[str]:
 
 
 def _package(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else NAME
-
-
-def _imports(path: Path, module: str) -> set[str]:
-    here = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            parts = here.split(".")
-            base = (".".join([*parts[: len(parts) - node.level + 1],
-                              *([node.module] if node.module else [])])
-                    if node.level else node.module or "")
-            found.add(base)
-            for alias in node.names:
-                sub = PACKAGE.parent.joinpath(*base.split("."), alias.name)
-                if sub.with_suffix(".py").is_file() or (sub / "__init__.py").is_file():
-                    found.add(f"{base}.{alias.name}")
-    return {target for target in found if target == NAME or target.startswith(f"{NAME}.")}
+    return package_of(module) or NAME
 
 
 def shape() -> dict[str, Any]:
@@ -146,23 +130,20 @@ def shape() -> dict[str, Any]:
     lines: dict[str, int] = {}
     arrows: dict[str, set[tuple[str, str]]] = defaultdict(set)
     context: list[str] = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = _module_of(str(path))
-        assert module is not None
-        text = path.read_text(encoding="utf-8")
-        lines[module] = len(text.splitlines())
+    for module, (path, tree, targets) in module_imports(PACKAGE).items():
+        lines[module] = len(path.read_text(encoding="utf-8").splitlines())
         if module != f"{NAME}.handlers.context" and any(  # imported where it is not made
                 isinstance(node, ast.alias) and node.name == "AgentContext"
-                for node in ast.walk(ast.parse(text))):
+                for node in ast.walk(tree)):
             context.append(module)
         own = _package(module)
         if module == NAME:
             continue  # the public API re-exports everything
-        for target in _imports(path, module):
+        for target in targets:
             if _package(target) != own:
                 arrows[own].add((_package(target), module))
     graph = {source: {target for target, _ in found} for source, found in arrows.items()}
-    cycles = _cycles(graph)
+    cycles = strongly_connected(graph)
     closing = sorted(f"{module} -> {target}" for cycle in cycles for source in cycle
                      for target, module in arrows[source] if target in cycle)
     mutual = sorted(f"{a} <-> {b}" for a in graph for b in graph[a]
@@ -171,36 +152,6 @@ def shape() -> dict[str, Any]:
     return {"modules": len(lines), "lines": sum(lines.values()), "largest": largest,
             "over_400": sum(1 for n in lines.values() if n > 400), "cycles": cycles,
             "arrows_in_cycles": closing, "mutual": mutual, "context": context}
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of two or more packages (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while (member := stack.pop()) != node:
-                component.append(member)
-            component.append(node)
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
 
 
 def main() -> None:

@@ -14,6 +14,13 @@ from pathlib import Path
 import pytest
 
 import autobyteus_like
+from tests.import_graph import (
+    import_targets,
+    module_imports,
+    modules,
+    package_of,
+    strongly_connected,
+)
 
 ROOT = Path(autobyteus_like.__file__).parent
 MAX_LINES = 400
@@ -56,44 +63,12 @@ RUN_TIME_IMPORTS: dict[str, set[str]] = {
 """Modules that import a module named at run time (``importlib``), with the packages of ours
 each may load that way: their arrows count like any other; a new such import must be added."""
 
-def _package(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
-
-
 def _modules() -> list[tuple[Path, str]]:
-    """Every module of the package: its file and dotted name."""
-    found = []
-    for path in sorted(ROOT.rglob("*.py")):
-        relative = path.relative_to(ROOT.parent).with_suffix("")
-        found.append((path, ".".join(relative.parts).removesuffix(".__init__")))
-    return found
-
-
-def _is_module(dotted: str) -> bool:
-    """Whether ``autobyteus_like.x.y`` names a module or package (not a name inside one)."""
-    path = ROOT.parent.joinpath(*dotted.split("."))
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    return modules(ROOT)
 
 
 def _targets(node: ast.AST, here: str) -> list[str]:
-    """The modules an import statement loads (a name imported from a package counts as its
-    submodule when it is one)."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
-        return []
-    if node.level:
-        parts = here.split(".")
-        base = ".".join([*parts[: len(parts) - node.level + 1], *([node.module] if node.module
-                                                                   else [])])
-    else:
-        base = node.module or ""
-    found = [base]
-    for alias in node.names:  # from autobyteus_like import team; from .. import runtime
-        if _is_module(f"{base}.{alias.name}"):
-            found.append(f"{base}.{alias.name}")
-    return found
+    return import_targets(ROOT, node, here)
 
 
 def _run_time_loads(tree: ast.AST) -> int:
@@ -103,21 +78,21 @@ def _run_time_loads(tree: ast.AST) -> int:
         or (isinstance(node.func, ast.Name) and node.func.id in _RUN_TIME_LOADERS)))
 
 
+IMPORTS = module_imports(ROOT)
+
+
 def _all_imports() -> dict[str, set[tuple[str, str]]]:
     """Each package's imports of other packages: (imported package, importing module)."""
     arrows: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for path, module in _modules():
-        own = _package(module)
+    for module, (path, tree, targets) in IMPORTS.items():
+        own = package_of(module)
         if not own:  # autobyteus_like/__init__.py re-exports the public API from everywhere
             continue
-        here = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            for target in _targets(node, here):
-                if target == ROOT_API:
-                    arrows[own].add((ROOT_API, module))
-                elif target.startswith(f"{ROOT_API}.") and _package(target) != own:
-                    arrows[own].add((_package(target), module))
+        for target in targets:
+            if target == ROOT_API:
+                arrows[own].add((ROOT_API, module))
+            elif package_of(target) != own:
+                arrows[own].add((package_of(target), module))
         relative = path.relative_to(ROOT).as_posix()
         for package in RUN_TIME_IMPORTS.get(relative, ()) if _run_time_loads(tree) else ():
             arrows[own].add((package, module))
@@ -166,37 +141,15 @@ def test_no_arrow_points_up_the_layers():
 
 
 def _cycles() -> list[list[str]]:
-    """The packages of each cycle (Tarjan's strongly connected components of two or more)."""
-    targets = {source: sorted({target for target, _ in arrows})
-               for source, arrows in ALL_ARROWS.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
+    """The packages of each cycle."""
+    return strongly_connected({source: {target for target, _ in arrows}
+                               for source, arrows in ALL_ARROWS.items()})
 
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in targets.get(node, ()):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
 
-    for node in sorted(targets):
-        if node not in index:
-            visit(node)
-    return found
+def test_the_cycle_finder_sees_loops_and_not_chains():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": {"d"}, "f": {"a"}}
+    assert strongly_connected(graph) == [["d", "e"], ["a", "b", "c"]]
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "f": {"a"}}) == []
 
 
 def test_no_cycle_between_packages():
@@ -206,6 +159,18 @@ def test_no_cycle_between_packages():
                         for target, module in ALL_ARROWS[source] if target in cycle)
         described.append(f"{' / '.join(cycle)}: {', '.join(arrows)}")
     assert not described, "package cycles: " + "; ".join(described)
+
+
+def test_no_import_loop_inside_a_package():
+    """Within a package too, modules import one way: a loop (even a lazy or type-only one)
+    means a shared piece belongs in a module of its own below both. A package's
+    ``__init__`` is left out: it imports its modules to re-export them."""
+    inits = {module for module, (path, _, _) in IMPORTS.items() if path.name == "__init__.py"}
+    graph = {module: {target for target in targets if target in IMPORTS
+                      and target not in inits and package_of(target) == package_of(module)}
+             for module, (_, _, targets) in IMPORTS.items() if module not in inits}
+    loops = strongly_connected(graph)
+    assert not loops, f"import loops inside a package: {loops}"
 
 
 def _length(path: Path) -> int:
@@ -219,15 +184,26 @@ def test_no_module_is_over_the_limit():
     assert not over, f"modules over {MAX_LINES} lines: {', '.join(over)}"
 
 
+def _shared_file_names(folder: Path, aside: tuple[str, ...]) -> dict[str, list[str]]:
+    """The file names (but those ``aside``) of more than one module below ``folder``."""
+    names: dict[str, list[str]] = defaultdict(list)
+    for path in folder.rglob("*.py"):
+        if path.name not in aside:
+            names[path.name].append(path.relative_to(folder).as_posix())
+    return {name: paths for name, paths in names.items() if len(paths) > 1}
+
+
 def test_no_two_modules_share_a_file_name():
     """One file name, one module (``__init__.py`` aside): a name found in a traceback, an
     import or a search names one place."""
-    names: dict[str, list[str]] = defaultdict(list)
-    for path in ROOT.rglob("*.py"):
-        if path.name != "__init__.py":
-            names[path.name].append(path.relative_to(ROOT).as_posix())
-    shared = {name: paths for name, paths in names.items() if len(paths) > 1}
+    shared = _shared_file_names(ROOT, ("__init__.py",))
     assert not shared, f"modules sharing a name: {shared}"
+
+
+def test_no_two_test_modules_share_a_file_name():
+    """The same for the tests and their helpers (pytest's ``conftest.py`` aside)."""
+    shared = _shared_file_names(Path(__file__).parent, ("__init__.py", "conftest.py"))
+    assert not shared, f"test modules sharing a name: {shared}"
 
 
 TURN_MACHINE_IN_AGENT = {"agent/actor.py", "agent/turn_services.py"}

@@ -101,6 +101,9 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         self.session = session
         self._holds_session = False
         self._restored: TurnSnapshot | None = None
+        self._run_start: list[Message] = []
+        """The conversation this run began with (without a session; empty for the first:
+        the config's history is seeded again then)."""
         self.name = config.name
         self.output = config.output_spec()
         """The final answer's type (None: text), taught as the ``final_result`` tool."""
@@ -275,14 +278,14 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
                     logger.warning("agent {}: {} is still finishing (a provider stream that "
                                    "cannot be cut ends at its timeout)", self.name, thread.name)
 
-    def new_run(self, conversation: list[Message] | None = None, *,
-                abandon: str = "a new run began", timeout: float = 10) -> None:
+    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began",
+                timeout: float = 10) -> None:
         """Begin a new run: stop the work in flight (its calls are cut and waited for; its
         replies fail with ``AgentStoppedError``) and go on with limits counted from zero, the
-        subscribers to ``events`` kept. Without a session, from ``conversation``
-        (``conversation()`` taken earlier; by default the conversation as it stands). With
-        one, from the store: a turn left unfinished ends there with ``abandon`` as its error,
-        each call without a result INTERRUPTED (as ``abandon_unfinished`` does)."""
+        subscribers to ``events`` kept. Without a session, from the conversation as it
+        stands, or with ``rewind`` as this run began (the run leaves no trace: a cancelled
+        ask). With one, from the store: a turn left unfinished ends there with ``abandon`` as
+        its error, each call without a result INTERRUPTED (as ``abandon_unfinished`` does)."""
         with self._lock:
             ref, self._ref = self._ref, None
         if ref is None:
@@ -293,23 +296,15 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         if self.session is not None:
             self.session.stopped(self.name)  # written again by the next actor
         else:
-            if conversation is not None:
-                handed.messages = list(conversation)
+            if rewind:
+                handed.messages = list(self._run_start)
+            self._run_start = list(handed.messages)
             self._restored = handed
         with self._lock:
             self._threads[:] = [thread for thread in self._threads if thread.is_alive()]
             self._start_actor()
         if self.session is not None:
             self.abandon_unfinished(abandon)  # the store's unfinished turn ends here
-
-    def conversation(self) -> list[Message]:
-        """A copy of the conversation as it stands (ask it while the agent is idle)."""
-        ref = self._ref
-        if ref is None:
-            raise not_running(self.name)
-        answer: tuple[str, tuple[Message, ...]] = ref.ask(  # type: ignore[assignment]
-            ConversationQuery(), timeout=10)
-        return list(answer[1])
 
     @property
     def running(self) -> bool:

@@ -9,17 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_origin
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from autobyteus_like.agent.member_llm import AUTO_FORMAT, member_llm
-from autobyteus_like.config_problems import config_error
+from autobyteus_like.config_problems import ConfigModel
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
 from autobyteus_like.history.history_messages import HistoryMessage
@@ -58,7 +56,7 @@ def _a_hook(item: Any) -> Any:
     return item
 
 
-class AgentConfig(BaseModel):
+class AgentConfig(ConfigModel):
     """One agent: its LLM, tools, prompt and policies.
 
     ``tools`` holds definitions (``@tool`` functions, ``BaseTool``s) or names, resolved
@@ -192,18 +190,6 @@ class AgentConfig(BaseModel):
     def output_spec(self) -> OutputSpec | None:
         """The final answer's type and its ``final_result`` tool (None: a text answer)."""
         return self._output
-
-    if not TYPE_CHECKING:  # type checkers keep the fields' own signature
-        def __init__(self, **data: Any) -> None:
-            """As pydantic's, but a mistake is a ``ConfigError`` (as in a YAML file)."""
-            try:
-                super().__init__(**data)
-            except ValidationError as exc:
-                raise config_error(f"AgentConfig(name={data.get('name')!r})", exc) from None
-
-        # pydantic calls a custom __init__ while validating data too (nested members, YAML):
-        # marked as its own, this one runs only when the config is built in Python.
-        __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     def sandbox_for(self, tool_name: str) -> SandboxPolicy:
         """The sandbox that applies to one tool."""

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
-from autobyteus_like.agent.member_llm import with_rules
+from autobyteus_like.agent.ruled_llm import with_rules
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import builtin_format
 from autobyteus_like.formatters.manifest import build_manifest

@@ -6,17 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from autobyteus_like.handlers.tool_retry_budget import ToolRetryBudget
-from autobyteus_like.handlers.turn_verdict import TurnCheck
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.config import AgentConfig
+    from autobyteus_like.handlers.output_check import OutputCheck
 
 __all__ = ["ToolRetryBudget", "turn_checks"]
 
 
-def turn_checks(config: AgentConfig) -> tuple[TurnCheck, ...]:
-    """The checks of an agent with this config."""
-    checks: list[TurnCheck] = [ToolRetryBudget()]
+def turn_checks(config: AgentConfig) -> tuple[ToolRetryBudget | OutputCheck, ...]:
+    """The checks of an agent with this config (each a ``handlers.context.TurnCheck``)."""
+    checks: list[ToolRetryBudget | OutputCheck] = [ToolRetryBudget()]
     spec = config.output_spec()
     if spec is not None:
         from autobyteus_like.handlers.output_check import OutputCheck

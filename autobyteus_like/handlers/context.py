@@ -42,10 +42,14 @@ from autobyteus_like.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
-    from autobyteus_like.handlers.turn_verdict import TurnCheck
+    from autobyteus_like.handlers.turn_verdict import TurnVerdict
     from autobyteus_like.tools.sandbox import SandboxPolicy
 
-__all__ = ["AgentContext", "Slot", "SlotState", "TurnSettings", "TurnState"]
+__all__ = ["AgentContext", "Slot", "SlotState", "TurnCheck", "TurnSettings", "TurnState"]
+
+TurnCheck = Callable[["AgentContext"], "TurnVerdict | None"]
+"""Looks at ``ctx.turn`` (its response done, every call's result in) and may decide
+(``turn_verdict``)."""
 
 
 class TurnSettings(Protocol):

@@ -1,24 +1,19 @@
 """TurnVerdict: what a check at the end of a response decides about the turn.
 
-Checks (``ctx.turn_checks``) run once a response is complete and every call has its result,
-before the turn would end or send the results back. A check returns None to let the turn go
-on as usual, or a verdict: end with this answer, fail with this error, or send the model a
-note and ask again. Typed output (``output``) and the per-tool retry budget are such checks;
-the turn machine knows only this shape.
+Checks (``ctx.turn_checks``, each a ``context.TurnCheck``) run once a response is complete
+and every call has its result, before the turn would end or send the results back. A check
+returns None to let the turn go on as usual, or a verdict: end with this answer, fail with
+this error, or send the model a note and ask again. Typed output (``output``) and the
+per-tool retry budget are such checks; the turn machine knows only this shape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import AgentTurnError
 
-if TYPE_CHECKING:
-    from autobyteus_like.handlers.context import AgentContext
-
-__all__ = ["TurnCheck", "TurnVerdict"]
+__all__ = ["TurnVerdict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +25,3 @@ class TurnVerdict:
     failure: AgentTurnError | None = None
     note: str | None = None
 
-
-TurnCheck = Callable[["AgentContext"], TurnVerdict | None]
-"""Looks at ``ctx.turn`` (its response done, every call's result in) and may decide."""

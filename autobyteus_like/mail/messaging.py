@@ -29,16 +29,19 @@ class Router(Protocol):
 
 def check_recipient(sender: str, recipient: str, members: Collection[str]) -> None:
     """``ToolFailure`` when ``sender`` cannot write to ``recipient`` (itself, or no one of
-    that name), naming whom it can write to: the same answer on every runtime."""
+    that name), naming whom it can write to: the same answer on every runtime. A message
+    that can be delivered costs one lookup (``members`` is a mapping or set); the list of
+    teammates is made only for the failure."""
+    if recipient != sender and recipient in members:
+        return
     teammates = [name for name in members if name != sender]
     suggestion = (f"send to one of: {', '.join(teammates)}" if teammates else
                   "you have no teammates; answer with your result instead of a message")
     if recipient == sender:
         raise ToolFailure(ErrorCode.INVALID_ARGS, "you cannot send a message to yourself",
                           suggestion=suggestion)
-    if recipient not in members:
-        raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
-                          suggestion=suggestion)
+    raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {recipient!r}",
+                      suggestion=suggestion)
 
 
 def send_message_tool(router: Router, sender: str) -> ToolDefinition:

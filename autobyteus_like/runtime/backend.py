@@ -16,7 +16,6 @@ from autobyteus_like.agent.agent import ResumedTurn
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.subscription import EventSubscription
 from autobyteus_like.formats import FormatRegistry
-from autobyteus_like.llm.messages import Message
 from autobyteus_like.tools.registry import ToolRegistry, ToolSource
 from autobyteus_like.usage import UsageReport
 
@@ -51,10 +50,7 @@ class Member(Protocol):
 
     def abandon_unfinished(self, reason: str) -> None: ...
 
-    def new_run(self, conversation: list[Message] | None = None, *,
-                abandon: str = ...) -> None: ...
-
-    def conversation(self) -> list[Message]: ...
+    def new_run(self, *, rewind: bool = ..., abandon: str = ...) -> None: ...
 
     @property
     def usage(self) -> UsageReport: ...

@@ -234,22 +234,15 @@ class MemberHost:
     async def deny(self, member: str, invocation_id: str, reason: str) -> None:
         self._agents[member].deny(invocation_id, reason)
 
-    async def new_run(self, member: str, run: str, conversation: bytes | None,
-                      abandon: str) -> None:
+    async def new_run(self, member: str, run: str, rewind: bool, abandon: str) -> None:
         """Begin a new run of ``member`` in place (``Agent.new_run``: its work in flight cut
         and waited for, its limits from zero, its process, tools and subscribers kept), from
-        ``conversation`` (portable) or as it stands (with a session: as stored); then report
-        ``RunBegan``, after all it reported of the run before."""
-        history = None if conversation is None else portable.loads(conversation)
+        the conversation as it stands or, with ``rewind``, as the run before began (with a
+        session: as stored); then report ``RunBegan``, after all it reported of the run
+        before."""
         await asyncio.get_running_loop().run_in_executor(None, functools.partial(
-            self._agents[member].new_run, history, abandon=abandon))
+            self._agents[member].new_run, rewind=rewind, abandon=abandon))
         self._report(RunBegan(agent=member, run=run))
-
-    async def conversation(self, member: str) -> bytes:
-        """The member's conversation as it stands (portable)."""
-        agent = self._agents[member]
-        return portable.dumps(await asyncio.get_running_loop().run_in_executor(
-            None, agent.conversation))
 
     async def llm(self, member: str) -> bytes:
         """The member's LLM as it is now (a scripted one records what it was shown)."""

@@ -22,7 +22,6 @@ from autobyteus_like.errors import (
 )
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.messages import Message
 from autobyteus_like.runtime import portable
 from autobyteus_like.runtime.ray_link import HostLink
 from autobyteus_like.runtime.ray_records import TurnEnded
@@ -114,8 +113,7 @@ class RemoteMember:
             raise not_running(self.name, "with team:")
         ray.get(self.handle.abandon.remote(self.name, reason), timeout=self._timeout_s)
 
-    def new_run(self, conversation: list[Message] | None = None, *,
-                abandon: str = "a new run began") -> None:
+    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began") -> None:
         """Begin a new run in the member's host, in place (``Agent.new_run`` there: its
         process, tools, MCP servers and session stay). Returns once everything the host
         reported of the run before has reached this driver; a reply still owed then fails
@@ -126,9 +124,8 @@ class RemoteMember:
         began = threading.Event()
         with self._lock:
             self._runs_began[run] = began
-        blob = None if conversation is None else portable.dumps(conversation)
         try:
-            ray.get(self.handle.new_run.remote(self.name, run, blob, abandon),
+            ray.get(self.handle.new_run.remote(self.name, run, rewind, abandon),
                     timeout=self._timeout_s)
             began.wait(self._timeout_s)  # the pump has dispatched all that came before
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
@@ -146,14 +143,6 @@ class RemoteMember:
             began = self._runs_began.get(run)
         if began is not None:
             began.set()
-
-    def conversation(self) -> list[Message]:
-        """The conversation as it stands in the member's process (ask while it is idle)."""
-        if not self.running:
-            raise not_running(self.name)
-        messages: list[Message] = portable.loads(ray.get(
-            self.handle.conversation.remote(self.name), timeout=self._timeout_s))
-        return messages
 
     @property
     def usage(self) -> UsageReport:

@@ -25,7 +25,6 @@ import anyio.to_thread
 from autobyteus_like.agent.subscription import AsyncEventSubscription
 from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
-from autobyteus_like.llm.messages import Message
 from autobyteus_like.serving.approval import ApprovalPolicy
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.tools.registry import (
@@ -140,17 +139,10 @@ class TeamHost:
             for source in self._sources:
                 source.release()
 
-    def _new_run(self, conversations: dict[str, list[Message]] | None = None,
-                 abandon: str = "a new ask began") -> None:
-        """A new run for the next ask (or after a cancelled one, from ``conversations``)."""
-        self.team.new_run(conversations, abandon=abandon)
-
-    def _conversations(self) -> dict[str, list[Message]] | None:
-        """Where the conversations stand before an ask (a session's store keeps its own)."""
-        team = self.team
-        if team.session is not None:
-            return None
-        return team.conversations()
+    def _new_run(self, rewind: bool = False, abandon: str = "a new ask began") -> None:
+        """A new run for the next ask (after a cancelled one, ``rewind``: the conversations
+        as the ask found them; a session's store keeps its own)."""
+        self.team.new_run(rewind=rewind, abandon=abandon)
 
     async def ask(self, message: str | None, member: str | None, report: Report, *,
                   settle_approvals: bool = True) -> str:
@@ -176,7 +168,6 @@ class TeamHost:
                 await anyio.to_thread.run_sync(self._new_run)
             self._asked = True
             self._unfinished = None  # (a resume takes it now)
-            before = self._conversations()
             team = self.team
             subscription = AsyncEventSubscription()
             team.events(into=subscription)
@@ -195,7 +186,7 @@ class TeamHost:
                         break
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(self._new_run, before, self.cancelled)
+                    await anyio.to_thread.run_sync(self._new_run, True, self.cancelled)
                 raise
             finally:
                 subscription.close()

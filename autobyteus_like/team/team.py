@@ -22,7 +22,6 @@ from autobyteus_like.errors import (
     UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
-from autobyteus_like.llm.messages import Message
 from autobyteus_like.mail.mail_room import MailRoom
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
@@ -193,31 +192,27 @@ class AgentTeam(TeamAnswers):
         self._publisher.close()
         self.mail.stopped()
 
-    def new_run(self, conversations: dict[str, list[Message]] | None = None, *,
-                abandon: str = "a new run began") -> None:
+    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began") -> None:
         """Begin a new run in the running team: stop whatever is in flight (its replies fail,
         its calls are cut and waited for) and go on with the team's and every member's limits
         counted from zero, the subscribers to ``events`` kept. Without a session, each member
-        goes on from its conversation in ``conversations`` (``conversations()`` taken
-        earlier) or as it stands; with one, from the store, where a turn left unfinished ends
-        with ``abandon`` as its error (calls without a result INTERRUPTED) and messages not
-        yet delivered are dropped (FAILED). On Ray too, in place: the hosts, their processes
-        and MCP servers stay, and each member begins its new run there."""
+        goes on from its conversation as it stands, or with ``rewind`` as the run before
+        began (that run leaves no trace: a served team's cancelled ask); with one, from the
+        store, where a turn left unfinished ends with ``abandon`` as its error (calls without
+        a result INTERRUPTED) and messages not yet delivered are dropped (FAILED). On Ray
+        too, in place: the hosts, their processes and MCP servers stay, and each member
+        begins its new run there."""
         self.mail.restarting()
         try:
             self._usage.start_run()
             self._backend.new_run()
-            for name, agent in self.agents.items():
-                agent.new_run((conversations or {}).get(name), abandon=abandon)
+            for agent in self.agents.values():
+                agent.new_run(rewind=rewind, abandon=abandon)
             if self.session is not None:
                 self._resume_due = False  # what the last process left was taken (or dropped)
                 self.session.drop_undelivered_mail(abandon)
         finally:
             self.mail.restarted()
-
-    def conversations(self) -> dict[str, list[Message]]:
-        """Each member's conversation as it stands (ask while the team is quiet)."""
-        return {name: agent.conversation() for name, agent in self.agents.items()}
 
     def __enter__(self) -> AgentTeam:
         return self.start()

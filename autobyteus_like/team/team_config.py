@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -23,7 +22,7 @@ from pydantic import (
 )
 
 from autobyteus_like.agent.config import AgentConfig
-from autobyteus_like.config_problems import config_error, describe_problem
+from autobyteus_like.config_problems import ConfigModel, config_error, describe_problem
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime.runtime_config import (
@@ -63,7 +62,7 @@ def _server_config(entry: Any) -> Any:
                                    for error in exc.errors())) from None
 
 
-class TeamConfig(BaseModel):
+class TeamConfig(ConfigModel):
     """A team: its members (agent configs), its coordinator, and team-wide overrides.
 
     ``use_xml_tool_format``, when set, overrides every member (seed 003): True makes every
@@ -95,18 +94,6 @@ class TeamConfig(BaseModel):
     runtime: RuntimeConfig = Field(default_factory=LocalRuntime)
     member_resources: dict[str, MemberResources] = Field(default_factory=dict)
     """Per member, what it needs of a Ray node (``resources:`` under a member in YAML)."""
-
-    if not TYPE_CHECKING:  # type checkers keep the fields' own signature
-        def __init__(self, **data: Any) -> None:
-            """As pydantic's, but a mistake is a ``ConfigError`` (as in a YAML file)."""
-            try:
-                super().__init__(**data)
-            except ValidationError as exc:
-                raise config_error(f"TeamConfig(name={data.get('name')!r})", exc) from None
-
-        # pydantic calls a custom __init__ while validating data too (nested members, YAML):
-        # marked as its own, this one runs only when the config is built in Python.
-        __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @model_validator(mode="before")
     @classmethod

@@ -19,7 +19,7 @@ from autobyteus_like import (
 )
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import Session
-from tests.runtime.helpers import member, team_config
+from tests.runtime.scripted_teams import member, team_config
 
 GUARDED = json.dumps({"name": "guarded", "arguments": {"x": 1}})
 

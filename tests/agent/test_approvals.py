@@ -10,7 +10,7 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.errors import AutobyteusLikeError
 from autobyteus_like.events import ApprovalRequested
-from tests.agent.helpers import wait_for
+from tests.agent.event_waits import wait_for
 
 
 @tool(requires_approval=True)

@@ -78,10 +78,12 @@ def test_a_due_deadline_goes_before_waiting_messages_so_a_busy_mailbox_cannot_st
 
 def test_no_thread_keeps_time_for_an_agent_yet_a_stuck_tool_still_times_out():
     release = threading.Event()
+    stalled: list[threading.Thread] = []
 
     @tool(timeout_s=0.2)
     def stall() -> str:
         """Ignores its timeout."""
+        stalled.append(threading.current_thread())
         release.wait(10)
         return "late"
 
@@ -93,6 +95,10 @@ def test_no_thread_keeps_time_for_an_agent_yet_a_stuck_tool_still_times_out():
         assert '"code": "TIMEOUT"' in str(llm.requests[1].messages[-1].content)
         names = sorted(thread.name for thread in set(threading.enumerate()) - before)
         release.set()
+    # the overrun call's thread was given up (stop does not wait for it): it ends on its own
+    # once its body returns, which the release lets it do
+    stalled[0].join(timeout=10)
+    assert not stalled[0].is_alive()
     # the agent's actor, its LLM worker and the tool's thread; none of them a timer
     assert len(names) == 3, names
     assert not [name for name in names if "deadline" in name]

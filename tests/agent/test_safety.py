@@ -14,7 +14,7 @@ from loguru import logger
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, TeamConfig, tool
 from autobyteus_like.events import ApprovalRequested, ToolCallParsed, ToolResultReceived
 from autobyteus_like.tools import SandboxPolicy, ToolContext, builtin_tools
-from tests.agent.helpers import wait_for
+from tests.agent.event_waits import wait_for
 
 
 def call(name: str, **arguments: object) -> str:

@@ -17,7 +17,7 @@ from autobyteus_like.events import (
     ToolStarted,
     TurnCompleted,
 )
-from tests.agent.helpers import wait_for
+from tests.agent.event_waits import wait_for
 
 
 def results_shown(llm: ScriptedLLM, request: int = 1) -> list[dict]:

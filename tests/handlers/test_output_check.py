@@ -151,7 +151,7 @@ def test_the_answer_travels_as_json_in_events_and_other_tools_run_first():
         reply = agent.send("The capital of France?")
         # lookup waits for approval; final_result will not
         from autobyteus_like.events import ApprovalRequested
-        from tests.agent.helpers import wait_for
+        from tests.agent.event_waits import wait_for
 
         asked = wait_for(events, ApprovalRequested)[0]
         agent.approve(asked.invocation.id)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from autobyteus_like.cli import main
-from tests.mcp.helpers import RAW_SERVER
+from tests.mcp.server_processes import RAW_SERVER
 
 
 def team_file(tmp_path: Path, servers: dict[str, dict], tools: list[str],

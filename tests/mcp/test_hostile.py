@@ -16,7 +16,7 @@ from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM, ToolAr
 from autobyteus_like.events import ApprovalRequested, ToolCallParsed
 from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.tools.definition import _NAME
-from tests.mcp.helpers import RAW_SERVER
+from tests.mcp.server_processes import RAW_SERVER
 
 
 def call(name: str, **arguments: object) -> str:

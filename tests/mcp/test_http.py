@@ -9,7 +9,7 @@ from autobyteus_like import ToolFailure
 from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.mcp.http_transport import SDK_SSE_EVENT_BYTES
 from autobyteus_like.tools.invocation import ErrorCode
-from tests.mcp.helpers import sdk_http, wait_until
+from tests.mcp.server_processes import sdk_http, wait_until
 
 
 @pytest.mark.parametrize("kind", ["http", "sse"])

@@ -16,7 +16,7 @@ from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.tools import ToolRegistry
 from autobyteus_like.tools.image_content import ImageContent as Image
 from autobyteus_like.tools.invocation import ErrorCode
-from tests.mcp.helpers import RAW_SERVER, sdk_stdio
+from tests.mcp.server_processes import RAW_SERVER, sdk_stdio
 
 TEXT_FORMATS = ("openai", "gemini", "json", "xml", "execute", "tool_call")
 

@@ -1,4 +1,4 @@
-from tests.parsers.helpers import calls, parse_both_ways
+from tests.parsers.chunked_parsing import calls, parse_both_ways
 
 
 def test_a_batch_keeps_array_order():

@@ -15,7 +15,7 @@ from autobyteus_like.formats import parse_tool_calls
 from autobyteus_like.parsers import InvocationIdAllocator
 from autobyteus_like.parsers.call_builder import CallBuilder
 from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
-from tests.parsers.helpers import calls, parse_both_ways, parse_in_chunks
+from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 from tests.sample_tools import everything, sample_registry, write_file
 
 JSON_FORMATS = ["json", "openai", "gemini"]

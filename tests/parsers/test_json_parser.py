@@ -3,7 +3,7 @@ import pytest
 from autobyteus_like import ToolRegistry, tool
 from autobyteus_like.formats import parse_tool_calls
 from autobyteus_like.parsers import InvocationIdAllocator
-from tests.parsers.helpers import calls, parse_both_ways
+from tests.parsers.chunked_parsing import calls, parse_both_ways
 from tests.sample_tools import everything, sample_registry
 
 SHAPES = [

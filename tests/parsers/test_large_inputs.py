@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like.formats import parse_tool_calls
-from tests.parsers.helpers import calls, parse_in_chunks
+from tests.parsers.chunked_parsing import calls, parse_in_chunks
 
 MEGABYTE = "x = a < b && {c} [d] \"q\" &amp;\n" * 34_000
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from autobyteus_like.formats import TEXT_FORMATS, formatter_for, parse_tool_calls
 from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
-from tests.parsers.helpers import parse_in_chunks
+from tests.parsers.chunked_parsing import parse_in_chunks
 from tests.sample_tools import sample_registry
 
 FORMATS = [f.value for f in TEXT_FORMATS]

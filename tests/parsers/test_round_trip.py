@@ -2,7 +2,7 @@ import pytest
 
 from autobyteus_like.formats import TEXT_FORMATS, formatter_for
 from autobyteus_like.formatters import example_arguments
-from tests.parsers.helpers import parse_both_ways
+from tests.parsers.chunked_parsing import parse_both_ways
 from tests.sample_tools import everything, sample_registry, write_file
 
 

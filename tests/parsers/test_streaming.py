@@ -6,7 +6,7 @@ from autobyteus_like.parsers import (
     ToolCallCompleted,
     ToolCallStarted,
 )
-from tests.parsers.helpers import parse_both_ways
+from tests.parsers.chunked_parsing import parse_both_ways
 
 
 def test_a_call_is_emitted_the_moment_its_closing_marker_arrives():

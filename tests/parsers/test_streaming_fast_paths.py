@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like.parsers.partial_marker import PartialMarker
-from tests.parsers.helpers import calls, parse_both_ways, parse_in_chunks
+from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 
 MARKERS = ["<execute>", "<think>", "<TOOL_CALL>", "]]>", "<arg ", "</arguments>"]
 

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.parsers.helpers import calls, parse_both_ways
+from tests.parsers.chunked_parsing import calls, parse_both_ways
 from tests.sample_tools import everything, sample_registry
 
 

@@ -114,7 +114,7 @@ LOST_DRIVER = textwrap.dedent("""
     from autobyteus_like import AgentTeam, tool
     from autobyteus_like.events import ToolStarted
     from autobyteus_like.runtime import RayRuntime
-    from tests.runtime.helpers import call, member, team_config
+    from tests.runtime.scripted_teams import call, member, team_config
 
     @tool
     def block() -> str:

@@ -18,8 +18,8 @@ from autobyteus_like import (
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
-from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime, until_quiet
-from tests.runtime.helpers import team_config as one_team
+from tests.runtime.scripted_teams import RAY_KINDS, call, member, ray_runtime, until_quiet
+from tests.runtime.scripted_teams import team_config as one_team
 
 
 @pytest.fixture(params=["local", *RAY_KINDS])
@@ -63,21 +63,38 @@ def block(context: ToolContext) -> str:
     return "cancelled"
 
 
-def test_a_denied_call_is_shown_as_denied_and_the_turn_goes_on(runtime):
-    lead = member("lead", [call("purge", target="/"), "I will not purge then."],
+def _llm(agent):
+    """The member's LLM as it is now (a Ray member's is fetched from its process)."""
+    return agent.fetch_llm() if hasattr(agent, "fetch_llm") else agent.config.llm
+
+
+@pytest.mark.parametrize(("decide", "shown", "answer"), [
+    (lambda team, asked: team.approve(asked.agent, asked.invocation.id),
+     ("success", "purged /tmp/x"), "purged, as you allowed"),
+    (lambda team, asked: team.deny(asked.agent, asked.invocation.id, "not today"),
+     ("DENIED", "denied: not today"), "I will not purge then."),
+], ids=["approved", "denied"])
+def test_an_approved_call_runs_and_a_denied_one_is_shown_denied_and_the_turn_goes_on(
+        runtime, decide, shown, answer):
+    """The call's result (its status and content, or its error's code and message) goes
+    back to the model, and the turn ends with the model's answer."""
+    lead = member("lead", [call("purge", target="/tmp/x"), answer],
                   tools=["purge"], auto_execute_tools=False, approval_policy="marked")
     with AgentTeam(team_config(lead, runtime), tools=[purge], runtime=runtime) as team:
         events = team.events()
 
-        def deny(event):
+        def on_event(event):
             if isinstance(event, ApprovalRequested):
-                team.deny(event.agent, event.invocation.id, "not today")
+                decide(team, event)
 
         team.send("clean up")
-        seen = until_quiet(events, on_event=deny)
-    results = [e.result for e in seen if isinstance(e, ToolResultReceived)]
-    assert [(r.error.code, r.error.message) for r in results] == [("DENIED", "denied: not today")]
-    assert seen[-1].answer == "I will not purge then."
+        seen = until_quiet(events, on_event=on_event)
+        sent_back = _llm(team.agents["lead"]).requests[-1].messages[-1].content
+    [result] = [e.result for e in seen if isinstance(e, ToolResultReceived)]
+    assert ((result.error.code, result.error.message) if result.error
+            else (result.status, result.content)) == shown
+    assert shown[-1] in sent_back
+    assert seen[-1].answer == answer
 
 
 def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
@@ -86,32 +103,8 @@ def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     with AgentTeam(team_config(lead, runtime), tools=[note], runtime=runtime) as team:
         with pytest.raises(UsageLimitExceededError, match="max_llm_calls"):
             team.run("go", timeout=60)
-        agent = team.agents["lead"]
-        llm = agent.fetch_llm() if hasattr(agent, "fetch_llm") else agent.config.llm
-        assert len(llm.requests) == 2  # the call that would cross it is not made
-
-
-def test_stopping_fails_the_reply_owed_with_one_wording(runtime):
-    _entered.clear()
-    lead = member("lead", [call("block"), "never"], tools=["block"])
-    team = AgentTeam(team_config(lead, runtime), tools=[block], runtime=runtime).start()
-    try:
-        events = team.events()
-        reply = team.send("work")
-        while not isinstance(events.get(timeout=60), ToolStarted):
-            pass
-    finally:
-        team.stop()
-    with pytest.raises(AgentStoppedError) as caught:
-        reply.result(timeout=30)
-    assert str(caught.value) == "agent 'lead' stopped before the turn finished"
-    with pytest.raises(AgentStoppedError, match="is not running; use"):
-        team.agents["lead"].send("again")
-
-
-def _llm(agent):
-    """The member's LLM as it is now (a Ray member's is fetched from its process)."""
-    return agent.fetch_llm() if hasattr(agent, "fetch_llm") else agent.config.llm
+        # the call that would cross it is not made
+        assert len(_llm(team.agents["lead"]).requests) == 2
 
 
 def test_a_session_carries_the_conversation_into_the_next_start(runtime, tmp_path):
@@ -162,27 +155,9 @@ def test_a_team_limit_holds_exactly_across_members(runtime):
     assert len(started) <= 4 and refused  # never one more, whichever member asked last
 
 
-def test_an_approved_call_runs_and_its_result_goes_back(runtime):
-    lead = member("lead", [call("purge", target="/tmp/x"), "purged, as you allowed"],
-                  tools=["purge"], auto_execute_tools=False, approval_policy="marked")
-    with AgentTeam(team_config(lead, runtime), tools=[purge], runtime=runtime) as team:
-        events = team.events()
-
-        def approve(event):
-            if isinstance(event, ApprovalRequested):
-                team.approve(event.agent, event.invocation.id)
-
-        team.send("clean up")
-        seen = until_quiet(events, on_event=approve)
-        sent_back = _llm(team.agents["lead"]).requests[-1].messages[-1].content
-    [result] = [e.result for e in seen if isinstance(e, ToolResultReceived)]
-    assert (result.status, result.content) == ("success", "purged /tmp/x")
-    assert "purged /tmp/x" in sent_back
-    assert seen[-1].answer == "purged, as you allowed"
-
-
 def test_stopping_fails_every_reply_owed_with_the_same_wording(runtime):
-    """The turn running and the message waiting behind it: each reply fails alike."""
+    """The turn running and the message waiting behind it: each reply fails alike, and the
+    stopped member refuses more."""
     lead = member("lead", [call("block"), "never", "never either"], tools=["block"])
     team = AgentTeam(team_config(lead, runtime), tools=[block], runtime=runtime).start()
     try:
@@ -199,6 +174,8 @@ def test_stopping_fails_every_reply_owed_with_the_same_wording(runtime):
             reply.result(timeout=30)
         wordings.add(str(caught.value))
     assert wordings == {"agent 'lead' stopped before the turn finished"}
+    with pytest.raises(AgentStoppedError, match="is not running; use"):
+        team.agents["lead"].send("again")
 
 
 def test_the_team_s_usage_sums_its_members(runtime):
@@ -221,7 +198,7 @@ def test_a_member_calls_a_real_mcp_server_s_tool(runtime):
     pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
                                       "'autobyteus-like[mcp]'")
     from autobyteus_like.mcp import MCPToolset
-    from tests.mcp.helpers import sdk_stdio
+    from tests.mcp.server_processes import sdk_stdio
 
     command, args = sdk_stdio()
     server = MCPToolset.stdio(command, args, name="sdk", timeout_s=20)

@@ -15,8 +15,8 @@ import ray
 from autobyteus_like import AgentTeam, TeamConfig
 from autobyteus_like.events import ToolStarted
 from autobyteus_like.runtime import MemberResources, RayRuntime
-from tests.runtime.helpers import call, member, team_config
-from tests.runtime.test_faults import block
+from tests.runtime.scripted_teams import call, member, team_config
+from tests.runtime.test_ray_faults import block
 
 
 def ring(size: int) -> list:
@@ -173,7 +173,7 @@ def test_every_turn_in_a_killed_host_fails_for_its_sender_and_other_hosts_go_on(
     tool (the worker on the lead's message, the keeper on the driver's) when their host is
     killed: the lead is told its message could not be handled, the driver's reply fails, and
     the team finishes."""
-    from tests.runtime.helpers import until_quiet
+    from tests.runtime.scripted_teams import until_quiet
 
     lead = member("lead", [call("send_message_to", recipient_name="worker", content="work"),
                            "asked the worker", "the worker failed; noted"])

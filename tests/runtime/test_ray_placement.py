@@ -12,7 +12,7 @@ import pytest
 from autobyteus_like import AgentTeam, ConfigError, ScriptedLLM
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.runtime.ray_placement import late_start_reason, missing
-from tests.runtime.helpers import member, team_config
+from tests.runtime.scripted_teams import member, team_config
 
 TOTAL = {"CPU": 2.0, "memory": 8e9, "GPU": 1.0}
 GPU = {"num_cpus": 0.0, "num_gpus": 1.0}

@@ -18,7 +18,14 @@ from autobyteus_like import AgentTeam, ToolContext, UnfinishedSessionError, tool
 from autobyteus_like.events import ToolStarted, TurnCompleted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from tests.runtime.conftest import run_sql
-from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime, team_config, until_quiet
+from tests.runtime.scripted_teams import (
+    RAY_KINDS,
+    call,
+    member,
+    ray_runtime,
+    team_config,
+    until_quiet,
+)
 
 RUNS = Path("/nonexistent")
 """Where the tools below note each run (set per test; travels with the tools by value)."""

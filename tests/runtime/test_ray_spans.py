@@ -25,8 +25,8 @@ from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import ApprovalRequested, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from autobyteus_like.tracing import Tracing
-from tests.runtime.helpers import RAY_KINDS, call, member, ray_runtime
-from tests.runtime.test_faults import block
+from tests.runtime.scripted_teams import RAY_KINDS, call, member, ray_runtime
+from tests.runtime.test_ray_faults import block
 from tests.runtime.test_ray_host import ring
 from tests.tracing.test_spans import lookup, team_config, tree
 

@@ -10,7 +10,7 @@ import pytest
 
 from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.runtime import MemberResources, RayRuntime
-from tests.runtime.helpers import RAY_KINDS, call, calls, member, ray_runtime, team_config
+from tests.runtime.scripted_teams import RAY_KINDS, call, calls, member, ray_runtime, team_config
 
 
 def required(name: str) -> dict:
@@ -98,7 +98,7 @@ def test_stopping_mid_turn_fails_the_turn_and_ends_every_actor(ray_cluster):
 
     from autobyteus_like import AgentStoppedError
     from autobyteus_like.events import ToolStarted
-    from tests.runtime.test_faults import block
+    from tests.runtime.test_ray_faults import block
 
     worker = member("worker", [call("block"), "never"], tools=["block"])
     team = AgentTeam(team_config(worker), tools=[block], runtime=RayRuntime(backend="ray"))

@@ -11,7 +11,7 @@ import pytest
 
 from autobyteus_like import AgentTeam, UsageLimitExceededError, UsageLimits, tool
 from autobyteus_like.events import ToolResultReceived
-from tests.runtime.helpers import call, calls, member, ray_runtime, team_config, until_quiet
+from tests.runtime.scripted_teams import call, calls, member, ray_runtime, team_config, until_quiet
 
 RUNS = Path("/nonexistent")
 """Where ``note`` records each run (set per test; travels with the tool by value)."""

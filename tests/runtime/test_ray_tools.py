@@ -12,7 +12,7 @@ import pytest
 from autobyteus_like import AgentTeam, ToolDeclarationError, tool
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived
 from autobyteus_like.runtime import RayRuntime
-from tests.runtime.helpers import call, calls, member, team_config, until_quiet
+from tests.runtime.scripted_teams import call, calls, member, team_config, until_quiet
 
 RAY = RayRuntime(backend="ray")
 

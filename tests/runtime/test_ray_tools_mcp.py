@@ -14,9 +14,9 @@ from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.runtime import RayRuntime
 from tests.leftover_processes import started_by_this_run
-from tests.mcp.helpers import SDK_SERVER, alive, sdk_stdio, wait_until
-from tests.runtime.helpers import call, member, team_config, until_quiet
-from tests.runtime.test_faults import wait_restarted
+from tests.mcp.server_processes import SDK_SERVER, alive, sdk_stdio, wait_until
+from tests.runtime.scripted_teams import call, member, team_config, until_quiet
+from tests.runtime.test_ray_faults import wait_restarted
 
 pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
                                   "'autobyteus-like[mcp]'")

@@ -25,7 +25,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 from example_tools import make_tools  # noqa: E402
 
-from tests.runtime.helpers import RAY_KINDS, ray_runtime  # noqa: E402
+from tests.runtime.scripted_teams import RAY_KINDS, ray_runtime  # noqa: E402
 
 TEAMS = ["software_team.yaml", "research_team.yaml"]
 _SESSION_IDS = re.compile(r"call_[0-9a-f]{12}_")

@@ -18,7 +18,7 @@ from autobyteus_like.llm.messages import LLMRequest
 from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.store import Session
 from autobyteus_like.team import TeamConfig
-from tests.runtime.helpers import call, member, team_config
+from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.left_sessions import assert_cut_then_fresh, killed_mid_tool, waiting_team
 from tests.serving.team_tools import TOOLS as SERVED_TOOLS
 

@@ -14,7 +14,7 @@ from autobyteus_like.events import AgentEvent, ToolStarted
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.store import Session
-from tests.runtime.helpers import call, member, team_config
+from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.team_tools import echo, wait
 
 
@@ -27,6 +27,21 @@ def _pids(host: TeamHost) -> set[int]:
 
     return {ray.get(agent.handle.pid.remote(), timeout=60)  # type: ignore[union-attr]
             for agent in host.team.agents.values()}
+
+
+async def _ask_cut_once_its_tool_starts(host: TeamHost, text: str) -> None:
+    """Ask ``text`` and cancel the ask once its tool has started."""
+    started = anyio.Event()
+
+    async def note_start(event: AgentEvent) -> None:
+        if isinstance(event, ToolStarted):
+            started.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(host.ask, text, None, note_start)
+        with anyio.fail_after(60):
+            await started.wait()
+        group.cancel_scope.cancel()
 
 
 def _served(tmp_path: Path, responses: list[str], session: Session | None = None) -> TeamHost:
@@ -63,19 +78,10 @@ def test_a_cancelled_ask_cuts_its_tool_and_puts_the_conversation_back(ray_cluste
     host.start()
     try:
         team, pids = host.team, _pids(host)
-        started = anyio.Event()
-
-        async def note_start(event: AgentEvent) -> None:
-            if isinstance(event, ToolStarted):
-                started.set()
 
         async def ask_cancel_ask() -> str:
             assert await host.ask("one", None, _ignore) == "first"
-            async with anyio.create_task_group() as group:
-                group.start_soon(host.ask, "wait", None, note_start)
-                with anyio.fail_after(60):
-                    await started.wait()
-                group.cancel_scope.cancel()
+            await _ask_cut_once_its_tool_starts(host, "wait")
             return await host.ask("two", None, _ignore)
 
         assert anyio.run(ask_cancel_ask) == "after the cut"
@@ -98,19 +104,10 @@ def test_with_a_session_each_ask_is_stored_in_the_same_ray_team(ray_cluster, tmp
         host.start()
         try:
             team, pids = host.team, _pids(host)
-            started = anyio.Event()
-
-            async def note_start(event: AgentEvent) -> None:
-                if isinstance(event, ToolStarted):
-                    started.set()
 
             async def two_asks() -> str:
                 if cancel:
-                    async with anyio.create_task_group() as group:
-                        group.start_soon(host.ask, "one", None, note_start)
-                        with anyio.fail_after(60):
-                            await started.wait()
-                        group.cancel_scope.cancel()
+                    await _ask_cut_once_its_tool_starts(host, "one")
                 else:
                     assert await host.ask("one", None, _ignore) == "answer 1"
                 return await host.ask("two", None, _ignore)

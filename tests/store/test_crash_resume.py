@@ -168,6 +168,31 @@ def _state(store_url: str) -> dict[str, Any]:
         store.close()
 
 
+def assert_same_end(state: dict[str, Any], expected: dict[str, Any], effects: list[str],
+                    output: str, where: str = "") -> None:
+    """What a disturbed run and its resumes stored is what the undisturbed run stored: each
+    member's responses, answers and calls (a ``record`` call cut mid-run may be INTERRUPTED
+    instead), no non-idempotent call ran twice, and every result the runs printed is stored
+    as printed."""
+    for agent in ("lead", "worker"):
+        got, want = state[agent], expected[agent]
+        assert got["assistant"] == want["assistant"], where
+        assert got["answers"] == want["answers"], where
+        assert len(got["calls"]) == len(want["calls"]), where
+        for (cid, name, args, status, result), (wid, wname, wargs, wstatus, wresult) in zip(
+                got["calls"], want["calls"], strict=True):
+            assert (cid, name, args) == (wid, wname, wargs), where
+            interrupted = status == "interrupted" and name == "record"
+            assert interrupted or (status, result) == (wstatus, wresult), where
+    runs_of = Counter(line.split()[1] for line in effects if line.endswith(" record"))
+    assert set(runs_of.values()) == {1}, f"a non-idempotent tool ran twice: {runs_of} {where}"
+    shown_results, _ = _shown(output)
+    stored = {(agent, cid): result for agent in ("lead", "worker")
+              for cid, _, _, _, result in state[agent]["calls"]}
+    for key, result in shown_results.items():
+        assert stored[key] == result, f"shown but not stored as shown: {key} {where}"
+
+
 def _project(folder: Path) -> Path:
     (folder / "tools.py").write_text(TOOLS)
     (folder / "team.yaml").write_text(TEAM)
@@ -229,26 +254,11 @@ def test_killed_at_random_moments_the_session_resumes_to_the_same_end(new_store,
     @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=2))
     def killed(fractions: list[float]) -> None:
         state, effects, output = _run_to_the_end(new_store, [f * duration for f in fractions])
+        assert_same_end(state, expected, effects, output)
         for agent in ("lead", "worker"):
-            got, want = state[agent], expected[agent]
-            assert got["assistant"] == want["assistant"]
-            assert got["answers"] == want["answers"]
-            assert set(got["turn_states"]) == {"done"}
-            assert len(got["calls"]) == len(want["calls"])
-            for (cid, name, args, status, result), (wid, wname, wargs, wstatus, wresult) in zip(
-                    got["calls"], want["calls"], strict=True):
-                assert (cid, name, args) == (wid, wname, wargs)
-                interrupted = status == "interrupted" and name == "record"
-                assert interrupted or (status, result) == (wstatus, wresult)
+            assert set(state[agent]["turn_states"]) == {"done"}
         assert state["mail"] == expected["mail"]
-        runs = Counter(line.split()[1] for line in effects if line.endswith(" record"))
-        assert set(runs.values()) == {1}, f"a non-idempotent tool ran twice: {runs}"
-        shown_results, shown_answers = _shown(output)
-        stored = {(agent, cid): result for agent in ("lead", "worker")
-                  for cid, _, _, _, result in state[agent]["calls"]}
-        for key, result in shown_results.items():
-            assert stored[key] == result, f"shown but not stored as shown: {key}"
-        for agent, answer in shown_answers:
+        for agent, answer in _shown(output)[1]:
             assert answer in state[agent]["answers"]
 
     killed()

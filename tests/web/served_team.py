@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from tests.mcp.helpers import wait_until
+from tests.mcp.server_processes import wait_until
 
 TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
 

@@ -12,14 +12,19 @@ import random
 import signal
 import subprocess
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.store.test_crash_resume import _command, _needs_message, _project, _shown, _state
+from tests.store.test_crash_resume import (
+    _command,
+    _needs_message,
+    _project,
+    _state,
+    assert_same_end,
+)
 
 pytestmark = pytest.mark.slow  # real processes and servers, several seconds
 
@@ -136,24 +141,10 @@ def test_a_database_fault_mid_turn_leaves_a_session_that_resumes_to_the_same_end
         if kind != "statement_timeout":  # reconnected and retried: the run itself finished
             assert code == 0, f"{where}\n{output[-3000:]}"
         outputs.append(output)
+        assert_same_end(state, expected, effects, output, where)
         for agent in ("lead", "worker"):
-            got, want = state[agent], expected[agent]
-            assert got["assistant"] == want["assistant"], where
-            assert got["answers"] == want["answers"], where
-            assert set(got["turn_states"]) == {"done"}, where
-            for (cid, name, args, status, result), (wid, wname, wargs, wstatus, wresult) in zip(
-                    got["calls"], want["calls"], strict=True):
-                assert (cid, name, args) == (wid, wname, wargs), where
-                interrupted = status == "interrupted" and name == "record"
-                assert interrupted or (status, result) == (wstatus, wresult), where
+            assert set(state[agent]["turn_states"]) == {"done"}, where
         assert state["mail"] == expected["mail"], where
-        runs_of = Counter(line.split()[1] for line in effects if line.endswith(" record"))
-        assert set(runs_of.values()) == {1}, f"a non-idempotent tool ran twice: {runs_of} {where}"
-        shown_results, _ = _shown(output)
-        stored = {(agent, cid): result for agent in ("lead", "worker")
-                  for cid, _, _, _, result in state[agent]["calls"]}
-        for key, result in shown_results.items():
-            assert stored[key] == result, f"shown but not stored as shown: {key} {where}"
     assert any(landed), f"no fault landed while a run was going (seed {seed})"
     if kind == "statement_timeout":  # the run that met it stopped; a resume finished it
         assert any("canceling statement due to statement timeout" in output
@@ -188,21 +179,6 @@ def test_sqlite_locked_mid_turn_leaves_a_session_that_resumes_to_the_same_end(
         folder / "s.db"), fraction * active)
     where = f"(seed {seed}, fault at {fraction:.2f} of {active:.2f} s)"
     assert landed, f"the run ended before the lock {where}"
-    for agent in ("lead", "worker"):
-        got, want = state[agent], expected[agent]
-        assert got["assistant"] == want["assistant"], where
-        assert got["answers"] == want["answers"], where
-        for (cid, name, args, status, result), (wid, wname, wargs, wstatus, wresult) in zip(
-                got["calls"], want["calls"], strict=True):
-            assert (cid, name, args) == (wid, wname, wargs), where
-            interrupted = status == "interrupted" and name == "record"
-            assert interrupted or (status, result) == (wstatus, wresult), where
-    runs_of = Counter(line.split()[1] for line in effects if line.endswith(" record"))
-    assert set(runs_of.values()) == {1}, f"a non-idempotent tool ran twice: {runs_of} {where}"
-    shown_results, _ = _shown(output)
-    stored = {(agent, cid): result for agent in ("lead", "worker")
-              for cid, _, _, _, result in state[agent]["calls"]}
-    for key, result in shown_results.items():
-        assert stored[key] == result, f"shown but not stored as shown: {key} {where}"
+    assert_same_end(state, expected, effects, output, where)
     if code != 0:
         assert "database is locked" in output, where

@@ -17,7 +17,7 @@ from autobyteus_like.events import (
     ToolStarted,
     TurnCompleted,
 )
-from tests.agent.helpers import wait_for
+from tests.agent.event_waits import wait_for
 
 
 @tool
@@ -137,3 +137,28 @@ def test_leaving_the_block_waits_for_a_tool_body_that_ends_before_its_deadline()
         assert started.wait(10)
     left = [t.name for t in threading.enumerate() if t.name.startswith("w-tool")]
     assert left == []  # the body ended within its deadline, so its thread was joined
+
+
+def test_a_new_run_goes_on_from_the_conversation_or_rewound_from_where_its_run_began():
+    """Without a session: a new run keeps the conversation as it stands; ``rewind`` puts it
+    back as the run before began (the first run's start: the config's history)."""
+    from autobyteus_like.history.history_messages import AssistantMessage, UserMessage
+
+    seed = [UserMessage(content="My name is Ada."), AssistantMessage(content="Hello Ada.")]
+    llm = ScriptedLLM(["(seed)", "one", "two", "three", "four"])
+    with Agent(AgentConfig(name="a", llm=llm, history=seed)) as agent:
+
+        def contents() -> list[str]:
+            return [str(m.content) for m in agent.history[1:]]
+
+        assert agent.run("first", timeout=10) == "one"
+        agent.new_run(rewind=True)  # the first run's start: the seed alone
+        assert contents() == ["My name is Ada.", "Hello Ada."]
+        assert agent.run("second", timeout=10) == "two"
+        agent.new_run()  # as it stands
+        assert agent.run("third", timeout=10) == "three"
+        agent.new_run(rewind=True)  # back to where the third's run began
+        assert contents() == ["My name is Ada.", "Hello Ada.", "second", "two"]
+        assert agent.run("fourth", timeout=10) == "four"
+    assert [m.content for m in llm.requests[-1].messages] == [
+        "My name is Ada.", "Hello Ada.", "second", "two", "fourth"]

@@ -11,7 +11,7 @@ import time
 from autobyteus_like import AgentTeam, ToolContext, tool
 from autobyteus_like.events import ToolResultReceived, ToolStarted, TurnCompleted
 from autobyteus_like.runtime import RayRuntime
-from tests.runtime.helpers import call, member, team_config, until_quiet
+from tests.runtime.scripted_teams import call, member, team_config, until_quiet
 
 
 @tool

@@ -15,7 +15,7 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM, ToolFailure
 from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.tools.invocation import ErrorCode
-from tests.mcp.helpers import RAW_SERVER, alive, children_of, sdk_stdio, wait_until
+from tests.mcp.server_processes import RAW_SERVER, alive, children_of, sdk_stdio, wait_until
 
 
 def raw_toolset(tmp_path, **options) -> tuple[MCPToolset, object]:

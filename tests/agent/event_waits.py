@@ -1,4 +1,4 @@
-"""Small helpers for agent simulation tests (real actors, ScriptedLLM, no mocks)."""
+"""Waiting on an agent's events in simulation tests (real actors, ScriptedLLM, no mocks)."""
 
 from __future__ import annotations
 
