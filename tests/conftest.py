@@ -1,10 +1,17 @@
+import os
+import shutil
+import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.leftover_processes import left_running, mark_this_run
+from tests.ray_local_cluster import LocalRayCluster
 
 # Property tests judge what a parser or a guard returns, never how fast: on a loaded 2-core
 # machine one example can take seconds of wall time, which Hypothesis's default deadline
@@ -15,6 +22,17 @@ settings.register_profile("loaded_machine", deadline=None,
 settings.load_profile("loaded_machine")
 
 RUN_MARK = mark_this_run()  # before any test starts a process
+
+# The tests start hundreds of Python processes (the CLI, served teams, MCP servers, examples).
+# Where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), each of them
+# compiled every module of the package it imported, again: 0.2 s of CPU a start. They write
+# it instead to a folder of this run's own, shared by all of them, removed at the end; the
+# source tree stays as clean as the setting asked.
+CHILD_BYTECODE: str | None = None
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    CHILD_BYTECODE = tempfile.mkdtemp(prefix="autobyteus-pyc-")
+    os.environ["PYTHONPYCACHEPREFIX"] = CHILD_BYTECODE
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -30,18 +48,71 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def pytest_unconfigure() -> None:
+    if CHILD_BYTECODE is not None:
+        shutil.rmtree(CHILD_BYTECODE, ignore_errors=True)
+
+
 # What makes a test slow (seconds, not milliseconds): a Ray cluster, a real model, a fresh
-# virtual environment. Such tests are marked ``slow`` here, by what they use, so the fast loop
-# (pytest -m "not slow") leaves them out wherever they are written; CI runs everything.
-SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_python"})
+# virtual environment, the reference MCP servers from npm. Such tests are marked ``slow`` here,
+# by what they use, so the fast loop (pytest -m "not slow") leaves them out wherever they are
+# written; CI runs everything.
+SLOW_FIXTURES = frozenset({"ray_cluster", "head_node", "llama_server", "fresh_python",
+                           "first_hour", "npm_servers"})
+
+
+def _needs_ray(item: pytest.Item) -> bool:
+    """Whether the test uses the suite's Ray cluster: asks for it, or runs on a Ray backend (a
+    parameter ``runtime``/``backend`` starting with "ray"; those ask for it when they run)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return ("ray_cluster" in getattr(item, "fixturenames", ())
+            or any(str(params.get(key, "")).startswith("ray") for key in ("runtime", "backend")))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        on_ray = any(str(params.get(key, "")).startswith("ray") for key in ("runtime", "backend"))
-        if on_ray or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if _needs_ray(item) or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+_RAY = pytest.StashKey[LocalRayCluster]()
+_LAST_RAY_TEST = pytest.StashKey[pytest.Item | None]()
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected theirs
+def pytest_collection_finish(session: pytest.Session) -> None:
+    session.config.stash[_RAY] = LocalRayCluster()
+    session.config.stash[_LAST_RAY_TEST] = next(
+        (item for item in reversed(session.items) if _needs_ray(item)), None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """The Ray cluster stops as soon as the last test that needs it is done: its idle
+    processes would slow every later test."""
+    try:
+        return (yield)
+    finally:
+        if item is item.config.stash.get(_LAST_RAY_TEST, None):
+            item.config.stash[_RAY].stop()
+
+
+@pytest.fixture(scope="session")
+def _ray_cluster_once(pytestconfig: pytest.Config) -> Iterator[LocalRayCluster]:
+    """Starts the cluster for the first test that needs it, before that test's thread check
+    looks; stops it at the end of the run if it still runs."""
+    cluster = pytestconfig.stash[_RAY]
+    if not cluster.running:
+        cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def ray_cluster(_ray_cluster_once: LocalRayCluster) -> ModuleType:
+    """A real local Ray cluster, this process joined to it: the ``ray`` module. One for the
+    run (its start costs seconds); a test asking after it stopped gets it started again."""
+    return _ray_cluster_once.start() if not _ray_cluster_once.running else sys.modules["ray"]
 
 
 @pytest.fixture(autouse=True)

@@ -39,14 +39,30 @@ def _pip(python: Path, *args: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def fresh_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new virtual environment with the package installed from this checkout (not editable:
-    the repository is not on its path), base dependencies only."""
-    home = tmp_path_factory.mktemp("fresh-venv")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout built once as a wheel, beside the wheels of its base dependencies: the
+    fresh environments below install from here (the build and the downloads are paid once,
+    not once per environment)."""
+    house = tmp_path_factory.mktemp("wheelhouse")
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "-w", str(house),
+                           str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return house
+
+
+def _base_install(home: Path, house: Path) -> Path:
+    """A new virtual environment in ``home`` holding the package built from this checkout
+    (not editable: the repository is not on its path) and its base dependencies only."""
     venv.create(home, with_pip=True)
     python = home / "bin" / "python"
-    _pip(python, str(ROOT))
+    _pip(python, "--no-index", "--find-links", str(house), "autobyteus-like")
     return python
+
+
+@pytest.fixture(scope="module")
+def fresh_python(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
+    """A new virtual environment with the base install (the README's blocks run in it)."""
+    return _base_install(tmp_path_factory.mktemp("fresh-venv"), wheelhouse)
 
 
 def _run_script(python: Path, code: str, folder: Path) -> subprocess.CompletedProcess[str]:
@@ -69,11 +85,12 @@ def test_each_python_block_runs_alone_with_the_base_install(index, fresh_python,
 
 
 @pytest.mark.parametrize("index", range(len(EXTRA_BLOCKS)))
-def test_a_block_that_names_an_extra_runs_with_it(index, fresh_python, tmp_path):
+def test_a_block_that_names_an_extra_runs_with_it(index, fresh_python, wheelhouse, tmp_path):
     block = EXTRA_BLOCKS[index]
     requirement = _needs(block)
     assert requirement is not None
-    _pip(fresh_python, requirement.replace("autobyteus-like", str(ROOT)))
+    [built] = wheelhouse.glob("autobyteus_like-*.whl")  # this checkout, built once
+    _pip(fresh_python, requirement.replace("autobyteus-like", str(built)))
     done = _run_script(fresh_python, block, tmp_path)
     assert done.returncode == 0, f"README block needing {requirement}:\n{block}\n{done.stderr}"
 
@@ -106,13 +123,13 @@ HOUR_LINES = [line for line in FIRST_HOUR.splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
-def first_hour(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], None]:
+def first_hour(tmp_path_factory: pytest.TempPathFactory,
+               wheelhouse: Path) -> Callable[[int], None]:
     """Runs the first hour's lines on the install each one uses: a virtual environment of its
     own holding the base install, to which the list's own ``pip install`` lines add extras
     (each runs once, before any later line)."""
     home = tmp_path_factory.mktemp("first-hour-venv")
-    venv.create(home, with_pip=True)
-    _pip(home / "bin" / "python", str(ROOT))
+    _base_install(home, wheelhouse)
     done: set[int] = set()
 
     def run(index: int) -> None:

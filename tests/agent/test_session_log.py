@@ -100,6 +100,7 @@ def _team(tmp_path: Path, steps: int) -> Path:
     return path
 
 
+@pytest.mark.slow  # many CLI runs, each killed: seconds
 def test_every_result_shown_is_in_the_log_when_the_cli_is_killed_at_random_points(tmp_path):
     """kill -9 the command line at random moments of a run: each result it had printed is in
     the session log, and every record in the log is whole."""

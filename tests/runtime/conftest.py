@@ -1,48 +1,11 @@
-"""A real local Ray cluster for the runtime tests, started once for the whole package (its
-start costs seconds), in a temporary directory removed afterwards. Tests skip, saying why,
-where Ray is not installed."""
+"""The runtime tests' thread check and store URLs (their real local Ray cluster, ``ray_cluster``,
+is the suite's: tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import threading
 
 import pytest
-
-
-@pytest.fixture(scope="package")
-def ray_cluster():
-    """``ray.init(num_cpus=2)`` with the dashboard (the state API needs it)."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install "
-                                            "'autobyteus-like[ray]'")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # no token file in the home directory
-    temp = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths have a length limit
-    # Ray's processes (the dashboard's) leave multiprocessing directories in TMPDIR when they
-    # are ended: theirs is this directory, removed below.
-    saved = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = temp
-    try:
-        ray.init(num_cpus=2, include_dashboard=True, _temp_dir=temp, log_to_driver=False,
-                 namespace="autobyteus-tests")
-    finally:
-        if saved is None:
-            os.environ.pop("TMPDIR")
-        else:
-            os.environ["TMPDIR"] = saved
-    # the state API (list_actors, list_tasks) asks this cluster, not whichever other Ray
-    # instance runs on the machine (with two, it refuses to guess)
-    saved_address = os.environ.get("RAY_ADDRESS")
-    os.environ["RAY_ADDRESS"] = ray.get_runtime_context().gcs_address
-    yield ray
-    if saved_address is None:
-        os.environ.pop("RAY_ADDRESS", None)
-    else:
-        os.environ["RAY_ADDRESS"] = saved_address
-    ray.shutdown()
-    shutil.rmtree(temp, ignore_errors=True)
-
 
 _RAY_THREADS = ("PythonGCThread", "ray_listen_error_messages")
 """Started by Ray's driver on first use (or at ray.init) and kept for the life of the

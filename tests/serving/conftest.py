@@ -1,6 +1,5 @@
-"""The runtime package's real local Ray cluster, for the served Ray team's tests, and the
-thread check of the whole suite that also allows the threads Ray's driver keeps while
-connected."""
+"""The thread check of the whole suite that also allows the threads Ray's driver keeps while
+connected (the served Ray team's tests use the suite's local Ray cluster)."""
 
 from __future__ import annotations
 
@@ -8,9 +7,7 @@ import threading
 
 import pytest
 
-from tests.runtime.conftest import _RAY_THREADS, ray_cluster
-
-__all__ = ["no_thread_left_behind", "ray_cluster"]
+from tests.runtime.conftest import _RAY_THREADS
 
 
 @pytest.fixture(autouse=True)

@@ -242,6 +242,7 @@ def reference(new_store):
     return state, effects, max(ACTIVE[-1], 0.05)
 
 
+@pytest.mark.slow  # many CLI runs, killed and resumed: seconds
 def test_killed_at_random_moments_the_session_resumes_to_the_same_end(new_store, reference):
     expected, expected_effects, duration = reference
     assert expected["lead"]["answers"][-1] == "All done: the worker reported."
