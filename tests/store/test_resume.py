@@ -14,6 +14,7 @@ from autobyteus_like import (
     ConfigError,
     ScriptedLLM,
     SessionInUseError,
+    ToolContext,
     tool,
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived
@@ -35,19 +36,19 @@ class Tools:
         self.started = threading.Event()
 
         @tool
-        def slow(x: int) -> int:
+        def slow(x: int, ctx: ToolContext) -> int:
             """Blocks until released."""
             self.runs.append("slow")
             self.started.set()
-            self.release.wait(10)
+            self._wait(ctx)
             return x * 2
 
         @tool(idempotent=True)
-        def slow_again(x: int) -> int:
+        def slow_again(x: int, ctx: ToolContext) -> int:
             """Blocks until released; safe to run twice."""
             self.runs.append("slow_again")
             self.started.set()
-            self.release.wait(10)
+            self._wait(ctx)
             return x * 3
 
         @tool(requires_approval=True)
@@ -63,6 +64,13 @@ class Tools:
             return text
 
         self.all = [slow, slow_again, guarded, echo]
+
+    def _wait(self, ctx: ToolContext) -> None:
+        """Until released, or until the call is cancelled (the agent stops): a tool that
+        gives up when told, so a stop does not wait out its grace for it."""
+        for _ in range(1000):
+            if self.release.wait(0.01) or ctx.cancelled.is_set():
+                return
 
 
 def agent(replies: list, store_url: str, tools: Tools, name: str = "a",
