@@ -4,6 +4,7 @@ hour's commands do what their comments say; every link resolves inside the repos
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -28,13 +29,17 @@ def _needs(block: str) -> str | None:
     return match.group(1) if match else None
 
 
+FRESH_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+"""The environment of a fresh machine's shell: no checkout on the path (a PYTHONPATH naming
+one would make the fresh environment's pip think the package is installed already)."""
+
 BASE_BLOCKS = [block for block in PYTHON_BLOCKS if _needs(block) is None]
 EXTRA_BLOCKS = [block for block in PYTHON_BLOCKS if _needs(block) is not None]
 
 
 def _pip(python: Path, *args: str) -> None:
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", *args],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=FRESH_ENV)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -71,7 +76,7 @@ def _run_script(python: Path, code: str, folder: Path) -> subprocess.CompletedPr
     # Run from the repository (the examples' files are read from it) but as a script in a
     # folder of its own: nothing of the checkout is importable, as after `pip install`.
     return subprocess.run([str(python), str(script)], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+                          timeout=300, cwd=ROOT, env=FRESH_ENV)
 
 
 def test_the_readme_has_its_blocks():
@@ -101,7 +106,7 @@ def test_the_pytest_example_passes_under_pytest(fresh_python, tmp_path):
     (tmp_path / "test_readme_example.py").write_text(block)
     result = subprocess.run([str(fresh_python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              str(tmp_path)], capture_output=True, text=True, cwd=tmp_path,
-                            timeout=300)
+                            timeout=300, env=FRESH_ENV)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
 
@@ -147,7 +152,8 @@ def _hour_line(line: str, home: Path) -> None:
     command, _, comment = line.partition("  #")
     expected = re.match(r"\s*exit (\d+)", comment)
     args = shlex.split(command.replace(".venv/bin/", f"{home}/bin/"))
-    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=600,
+                          env=FRESH_ENV)
     assert done.returncode == (int(expected.group(1)) if expected else 0), done.stderr
     assert "Traceback" not in done.stderr
     if done.returncode:
