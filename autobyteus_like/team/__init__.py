@@ -3,6 +3,7 @@ session and usage. Its mail (``send_message_to``, delivery, quiescence) is the m
 (``autobyteus_like.mail``), which the runtimes that host its members share."""
 
 from autobyteus_like.mail.mail_events import MessageDelivered, TeamQuiescent
+from autobyteus_like.team._conversations import check_conversation_id
 from autobyteus_like.team.team import AgentTeam
 from autobyteus_like.team.team_config import SEND_MESSAGE_TOOL, TeamConfig
 
@@ -12,4 +13,5 @@ __all__ = [
     "MessageDelivered",
     "TeamConfig",
     "TeamQuiescent",
+    "check_conversation_id",
 ]
