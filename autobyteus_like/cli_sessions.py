@@ -192,6 +192,10 @@ def _show(args: argparse.Namespace) -> int:
         info = store.session(args.name)
         assert info is not None
         _say(f"session {info.name} (team {info.team}): {store.standing(info.name)}")
+        others = sorted(other.name for other in store.sessions()  # a team's conversations
+                        if other.name.startswith(f"{info.name}@"))
+        if others:
+            _say("conversations (each a session): " + ", ".join(map(_field, others)))
         for agent in store.agents(args.name):
             _say(f"\n== {agent} ==")
             for message in store.history(args.name, agent, every_epoch=True):

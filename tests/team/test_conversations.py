@@ -123,8 +123,7 @@ def test_conversations_run_at_once_each_with_its_own_members():
                                                       conversation=f"user-{i}"), range(count)))
         seconds = [team.run("again", timeout=60, conversation=f"user-{i}")
                    for i in range(count)]
-        assert team.conversations == [f"user-{i}" for i in range(count)] or \
-            sorted(team.conversations) == [f"user-{i}" for i in range(count)]
+        assert sorted(team.conversations) == [f"user-{i}" for i in range(count)]
         assert not [m for m in team.agents["lead"].history  # the default one: untouched
                     if m.role == "user"]
         lead = team.conversation("user-2").agents["lead"]
@@ -229,3 +228,22 @@ def test_each_conversation_keeps_its_own_session_record_and_resumes_from_it(tmp_
     with Session("chat", store) as session, AgentTeam(team_config(llm), session=session) as team:
         assert team.run("more", timeout=30, conversation="alice") == "for alice | more"
         assert team.run("more", timeout=30) == "for the default | more"
+
+
+def test_sessions_list_and_show_name_each_conversations_record(tmp_path, capsys):
+    from autobyteus_like.cli import main
+
+    store = tmp_path / "team.db"
+    with Session("chat", store) as session, \
+            AgentTeam(team_config(ScriptedLLM([echo] * 2)), session=session) as team:
+        team.run("hi", timeout=30)
+        team.run("from bo", timeout=30, conversation="bo")
+    capsys.readouterr()
+    assert main(["sessions", "list", "--store", str(store)]) == 0
+    listed = sorted(line.split("\t")[0] for line in capsys.readouterr().out.splitlines())
+    assert listed == ["chat", "chat@bo"]
+    assert main(["sessions", "show", "chat", "--store", str(store)]) == 0
+    assert "conversations (each a session): chat@bo" in capsys.readouterr().out
+    assert main(["sessions", "show", "chat@bo", "--store", str(store)]) == 0
+    shown = capsys.readouterr().out
+    assert "from bo" in shown and "answer to from bo" in shown and "answer to hi" not in shown
