@@ -111,8 +111,8 @@ class Sampler:
 
 def _kind(thread: str) -> str:
     """A thread's kind, from its name: an agent's LLM worker or tool thread, an actor, ..."""
-    kind = re.sub(r"^.*-(llm|tool)$", r"agent \1 thread", thread)
-    return re.sub(r"[-_ ]?\d+(_\d+)?$", "", re.sub(r" \(.*\)$", "", kind)) or "?"
+    name = re.sub(r"[-_ ]?\d+(_\d+)?$", "", re.sub(r" \(.*\)$", "", thread))
+    return re.sub(r"^.*-(llm|tool)$", r"agent \1 thread", name) or "?"
 
 
 def _rss_mib() -> float:

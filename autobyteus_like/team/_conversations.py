@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Generic, TypeVar
 
-from autobyteus_like.errors import AgentStoppedError, BadRequestError
+from autobyteus_like.errors import AgentStoppedError, BadRequestError, RunRefusedError
 
 __all__ = ["MAX_ID_LENGTH", "Conversations", "check_conversation_id"]
 
@@ -46,9 +46,11 @@ class Conversations(Generic[Team]):
     (``build(id)``; others asking for the same id meanwhile wait for it), ``close`` takes
     them all for the team to stop."""
 
-    def __init__(self, team: str, build: Callable[[str], Team]) -> None:
+    def __init__(self, team: str, build: Callable[[str], Team], most: int | None = None
+                 ) -> None:
         self._name = team
         self._build = build
+        self._most = most
         self._lock = threading.Lock()
         self._open = False
         self._teams: dict[str, Future[Team]] = {}
@@ -67,6 +69,10 @@ class Conversations(Generic[Team]):
             made = self._teams.get(conversation)
             mine = made is None
             if made is None:
+                if self._most is not None and len(self._teams) >= self._most:
+                    raise RunRefusedError(
+                        f"team {self._name!r} holds {len(self._teams)} conversations, its "
+                        f"most (max_conversations): end one (end_conversation) first")
                 made = self._teams[conversation] = Future()
         if mine:
             try:
@@ -78,6 +84,17 @@ class Conversations(Generic[Team]):
                 made.set_exception(exc)
                 raise
         return made.result()
+
+    def take(self, conversation: str) -> Team | None:
+        """Take an open conversation out (for the team to stop it); None if none is open."""
+        with self._lock:
+            made = self._teams.pop(conversation, None)
+        if made is None:
+            return None
+        try:
+            return made.result()
+        except BaseException:  # its builder raised it to its caller
+            return None
 
     def ids(self) -> list[str]:
         """The conversations open in this process, in the order they began."""

@@ -61,7 +61,13 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
     message between members is stored as it happens (a message before it is delivered), and a
     team started on a session its last process left unfinished goes on from there
     (``resume()``; ``send`` and ``run`` do so first by themselves). ``config``: a
-    ``TeamConfig``, or a YAML file's path."""
+    ``TeamConfig``, or a YAML file's path.
+
+    A team holds many conversations (``conversation=ID`` on ``run``, ``arun``, ``stream``,
+    ``astream``, ``send``, ``events``, ``approve``, ``deny``, ``resume``): each its own
+    members, built on its first message, and its own session record ``NAME@ID``.
+    ``max_conversations``: the most open at once besides the default one (None: no limit; a
+    new one past it is a ``RunRefusedError``); ``end_conversation(ID)`` lets one go."""
 
     def __init__(
         self,
@@ -72,6 +78,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         session: Session | None = None,
         tracing: Tracing | None = None,
         runtime: LocalRuntime | RayRuntime | None = None,
+        max_conversations: int | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         if isinstance(config, str | Path):  # a team file, as AgentTeam.from_yaml reads it
@@ -100,7 +107,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
         self._usage = TeamUsage(config.name, config.limits)
         self._callers = CallerQueue(config.name)
-        self._conversations = Conversations(config.name, self._open_conversation)
+        self._conversations = Conversations(config.name, self._open_conversation,
+                                            max_conversations)
         self.conversation_id: str | None = None
         """The id of the conversation this team is (None: the team's default one)."""
         self.runtime = runtime or config.runtime
@@ -341,6 +349,16 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
             raise BadRequestError(f"conversation {self.conversation_id!r} of team "
                                   f"{self.name!r} holds no conversation {conversation!r}")
         return self._conversations.get(check_conversation_id(conversation))
+
+    def end_conversation(self, conversation: str) -> bool:
+        """Stop a conversation's members and let it go (its session record stays: its next
+        message builds it again, from there); whether it was open. Callers still waiting in
+        it get ``AgentStoppedError``."""
+        team = self._conversations.take(check_conversation_id(conversation))
+        if team is None:
+            return False
+        team.stop()
+        return True
 
     @property
     def conversations(self) -> list[str]:

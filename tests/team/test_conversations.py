@@ -247,3 +247,22 @@ def test_sessions_list_and_show_name_each_conversations_record(tmp_path, capsys)
     assert main(["sessions", "show", "chat@bo", "--store", str(store)]) == 0
     shown = capsys.readouterr().out
     assert "from bo" in shown and "answer to from bo" in shown and "answer to hi" not in shown
+
+
+def test_an_ended_conversation_goes_on_from_its_record_and_a_cap_refuses_one_more(tmp_path):
+    from autobyteus_like import RunRefusedError
+
+    def recalled(request: LLMRequest) -> str:
+        return " | ".join(m.content for m in request.messages if m.role == "user")
+
+    with Session("chat", tmp_path / "team.db") as session, \
+            AgentTeam(team_config(ScriptedLLM([recalled] * 3)), session=session,
+                      max_conversations=1) as team:
+        assert team.run("one", timeout=30, conversation="ann") == "one"
+        with pytest.raises(RunRefusedError, match="max_conversations"):
+            team.run("hi", timeout=30, conversation="bo")
+        assert team.end_conversation("ann") and not team.end_conversation("ann")
+        assert team.conversations == []
+        assert team.run("hi", timeout=30, conversation="bo") == "hi"
+        team.end_conversation("bo")
+        assert team.run("two", timeout=30, conversation="ann") == "one | two"
