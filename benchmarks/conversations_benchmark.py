@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobyteus_like import Agent, AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 
 ROUND_TRIPS = 5
 REQUESTS = ROUND_TRIPS + 1

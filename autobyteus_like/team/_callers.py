@@ -18,10 +18,10 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from autobyteus_like.agent.subscription import EventPublisher, EventSubscription
+from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import AgentStoppedError
 from autobyteus_like.events import AgentEvent
-from autobyteus_like.mail.mail_events import TeamQuiescent
+from autobyteus_like.mail._events import TeamQuiescent
 
 __all__ = ["CallerQueue", "CallerTurn"]
 

@@ -7,13 +7,13 @@ import threading
 from typing import TYPE_CHECKING, Self
 
 from autobyteus_like.errors import UnfinishedSessionError
-from autobyteus_like.mail.messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 
 if TYPE_CHECKING:
-    from autobyteus_like.mail.mail_room import MailRoom
-    from autobyteus_like.runtime.backend import Member
-    from autobyteus_like.store.session import Session
-    from autobyteus_like.team.team_config import TeamConfig
+    from autobyteus_like.mail._room import MailRoom
+    from autobyteus_like.runtime._backend import Member
+    from autobyteus_like.store._session import Session
+    from autobyteus_like.team._config import TeamConfig
 
 __all__ = ["TeamSessionWork"]
 

@@ -8,7 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from autobyteus_like import AgentTeam
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 from tests.runtime.scripted_teams import member, ray_runtime, team_config
 
 
