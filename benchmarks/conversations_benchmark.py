@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autobyteus_like import Agent, AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
-from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.llm import LLMRequest
 
 ROUND_TRIPS = 5
 REQUESTS = ROUND_TRIPS + 1
@@ -123,17 +123,20 @@ def _rss_mib() -> float:
     return 0.0
 
 
-def one_round_trip_work(turns: int = 40) -> float:
-    """Seconds of one tool round trip of one agent alone (no model latency): the mean over
-    ``turns`` conversations run one after another."""
-    llm = ScriptedLLM([model(0.0)] * (REQUESTS * (turns + 1)))
+def one_round_trip_work(turns: int = 20, batches: int = 5) -> float:
+    """Seconds of one tool round trip of one agent alone (no model latency): the best of
+    ``batches`` means over ``turns`` conversations run one after another (the best, since
+    a shared machine only ever adds to it)."""
+    llm = ScriptedLLM([model(0.0)] * (REQUESTS * (turns * batches + 1)))
+    best = float("inf")
     with Agent(config("solo", llm)) as agent:
         agent.run("warm up", timeout=60)
-        start = time.perf_counter()
-        for index in range(turns):
-            assert agent.run(f"m{index}", timeout=60).startswith("finished")
-        elapsed = time.perf_counter() - start
-    return elapsed / (turns * ROUND_TRIPS)
+        for batch in range(batches):
+            start = time.perf_counter()
+            for index in range(turns):
+                assert agent.run(f"m{batch * turns + index}", timeout=60).startswith("finished")
+            best = min(best, (time.perf_counter() - start) / (turns * ROUND_TRIPS))
+    return best
 
 
 def run_agents(n: int, latency: float) -> tuple[list[str], list[float], float]:

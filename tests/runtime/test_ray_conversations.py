@@ -7,8 +7,10 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from autobyteus_like import AgentTeam
-from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.llm import LLMRequest
 from tests.runtime.scripted_teams import member, ray_runtime, team_config
 
 
@@ -17,6 +19,7 @@ def _reply(request: LLMRequest) -> str:
     return f"answer to {asked}"
 
 
+@pytest.mark.slow  # two conversations: two hosts' processes start (seconds)
 def test_ray_conversations_each_caller_gets_its_own_answer(ray_cluster):
     """Four threads at once on the default conversation (released by a barrier) and one
     message in another conversation: every caller gets the answer to its own message, and

@@ -10,7 +10,7 @@ import pytest
 
 from autobyteus_like import BadRequestError
 from autobyteus_like.events import AgentEvent
-from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.llm import LLMRequest
 from autobyteus_like.serving._team_host import TeamHost
 from tests.runtime.scripted_teams import member, team_config
 

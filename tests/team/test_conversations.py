@@ -19,7 +19,7 @@ from autobyteus_like import (
     TeamConfig,
 )
 from autobyteus_like.events import ApprovalRequested
-from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.llm import LLMRequest
 from autobyteus_like.store import Session
 
 CALLERS = 10
