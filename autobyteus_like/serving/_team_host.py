@@ -126,7 +126,7 @@ class TeamHost:
         resuming is possible there). ``RunRefusedError`` when nothing is unfinished."""
         if not reason.strip():
             raise RunRefusedError("say why the unfinished work is abandoned (a reason)")
-        turn = self.team._turn()  # after the default conversation's asks before it
+        turn = self.team.caller_turn()  # after the default conversation's asks before it
         try:
             await turn.await_place()
             if self._unfinished is None:
@@ -176,7 +176,7 @@ class TeamHost:
                    settle_approvals: bool, conversation: str | None) -> str:
         team = (self.team if conversation is None else
                 await anyio.to_thread.run_sync(self.team.conversation, conversation))
-        turn = team._turn()
+        turn = team.caller_turn()
         replies: list[Future[str]] = []
         try:
             await turn.await_place()

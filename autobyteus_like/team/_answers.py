@@ -51,8 +51,10 @@ class TeamAnswers:
 
         def _outcome_at(self, quiet: TeamQuiescent) -> tuple[str, BaseException | None]: ...
 
-    def _turn(self) -> CallerTurn:
-        """A place among this conversation's callers."""
+    def caller_turn(self) -> CallerTurn:
+        """A place among this conversation's callers, for a face that reads the run's events
+        itself (``TeamHost.ask``): ``await_place()`` (or ``wait``), subscribe, ``begin(send)``,
+        read until quiet, ``release()``; ``run`` and the streams do this for their caller."""
         return CallerTurn(self._callers, self._publisher, self._outcome_at)
 
     def run(self, message: str, timeout: float | None = None, *,
@@ -83,7 +85,7 @@ class TeamAnswers:
         """Wait for this caller's place, ``start`` its run, and wait for its answer: whether
         anything began, and the answer."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        turn = self._turn()
+        turn = self.caller_turn()
         try:
             turn.wait(timeout)
             turn.begin(start)
@@ -102,7 +104,7 @@ class TeamAnswers:
         loop (a conversation's first use builds its members on a worker thread)."""
         team = (self if conversation is None
                 else await asyncio.to_thread(self.conversation, conversation))
-        turn = team._turn()
+        turn = team.caller_turn()
         try:
             async with asyncio.timeout(timeout):
                 await turn.await_place()
@@ -120,7 +122,7 @@ class TeamAnswers:
         coordinator's text as it arrives, ``s.events()`` every member's events until the team
         is quiet, ``s.result()`` the coordinator's answer."""
         team = self.conversation(conversation)
-        return TeamStream(team.config.coordinator, team._turn, team.events,
+        return TeamStream(team.config.coordinator, team.caller_turn, team.events,
                           lambda: team.send(message), team._typed)
 
     def astream(self, message: str, *, conversation: str | None = None) -> AsyncTeamStream:

@@ -120,7 +120,7 @@ class AsyncTeamStream:
             return self._subscription
         team = (self._team if self._conversation is None
                 else await asyncio.to_thread(self._team.conversation, self._conversation))
-        turn = self._turn = team._turn()
+        turn = self._turn = team.caller_turn()
         try:
             await turn.await_place()
             subscription = AsyncEventSubscription()

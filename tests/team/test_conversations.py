@@ -179,7 +179,7 @@ def test_a_stopped_team_fails_the_callers_still_waiting_for_their_turn():
         auto_execute_tools=False)])
     team = AgentTeam(config, tools=[launch]).start()
     events = team.events()
-    first = team._turn()  # the first caller's place, held while its call waits
+    first = team.caller_turn()  # the first caller's place, held while its call waits
     first.wait(1)
     first.begin(lambda: team.send("launch it"))
     next(e for e in events if isinstance(e, ApprovalRequested))
