@@ -266,3 +266,46 @@ def test_an_ended_conversation_goes_on_from_its_record_and_a_cap_refuses_one_mor
         assert team.run("hi", timeout=30, conversation="bo") == "hi"
         team.end_conversation("bo")
         assert team.run("two", timeout=30, conversation="ann") == "one | two"
+
+
+def test_a_conversation_left_waiting_is_resumed_in_that_conversation_alone(tmp_path):
+    """A process stops while alice's call waits for a person: the next process refuses a new
+    message in alice's conversation until it is resumed, resumes it there (the call asked
+    about again, approved, run), while the default conversation takes messages as before."""
+    from autobyteus_like import UnfinishedSessionError, tool
+
+    ran: list[str] = []
+
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch something."""
+        ran.append(target)
+        return f"launched {target}"
+
+    def config() -> TeamConfig:
+        return TeamConfig(name="t", coordinator="lead", members=[AgentConfig(
+            name="lead", llm=ScriptedLLM(['{"name": "launch", "arguments": {"target": "x"}}',
+                                          "launched, as you allowed"]),
+            tools=[launch], tool_format="json", auto_execute_tools=False)])
+
+    store = tmp_path / "team.db"
+    with Session("chat", store) as session, AgentTeam(config(), tools=[launch],
+                                                      session=session) as team:
+        events = team.events(conversation="alice")
+        team.send("launch it", conversation="alice")
+        next(e for e in events if isinstance(e, ApprovalRequested))
+        events.close()
+    assert ran == []
+    with Session("chat", store) as session, AgentTeam(config(), tools=[launch],
+                                                      session=session) as team:
+        with pytest.raises(UnfinishedSessionError, match="chat@alice"):
+            team.run("something else", timeout=30, conversation="alice")
+        events = team.events(conversation="alice")
+        with ThreadPoolExecutor(1) as pool:
+            resumed = pool.submit(team.resume, 60, conversation="alice")
+            asked = next(e for e in events if isinstance(e, ApprovalRequested))
+            team.approve(asked.agent, asked.invocation.id, conversation="alice")
+            assert resumed.result(timeout=60) == "launched, as you allowed"
+        events.close()
+        assert team.resume(timeout=30) is None  # the default conversation had nothing left
+    assert ran == ["x"]
