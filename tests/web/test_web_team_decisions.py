@@ -4,6 +4,8 @@ the team took them, and an unknown member named as such."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 
 from autobyteus_like.errors import DecisionRefusedError
 from autobyteus_like.hooks import AgentHooks
+from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.serving.team_host import TeamHost
 from autobyteus_like.web import WebTeam
 from tests.runtime.scripted_teams import call, member, team_config
@@ -141,3 +144,34 @@ def test_an_unknown_member_is_named_as_such(tmp_path):
             await web.decide("x", "call_1", True)
 
     drive(host, body)
+
+
+def test_a_ray_team_whose_host_died_refuses_the_decision_with_a_reason(ray_cluster, tmp_path):
+    import ray
+
+    marker = tmp_path / "marker"
+    lead = member("lead", [call("purge", marker=str(marker)), "Purged."], tools=["purge"],
+                  auto_execute_tools=False, approval_policy="marked")
+    host = TeamHost(team_config(lead, runtime=RayRuntime(backend="ray", max_restarts=0)),
+                    tools=[purge])
+    told: list[str] = []
+
+    async def body(web: WebTeam) -> None:
+        web.start_run("purge")
+        who, call_id = await until_waiting(web)
+        pid = await anyio.to_thread.run_sync(
+            lambda: ray.get(host.team.agents[who].handle.pid.remote(), timeout=60))
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(2):  # refused each time, saying why; never "already approved"
+            with pytest.raises(DecisionRefusedError) as refused:
+                await web.decide(who, call_id, True)
+            told.append(str(refused.value))
+
+    drive(host, body)
+    assert all("already" not in reason and call_id_of(reason) for reason in told), told
+    assert not marker.exists()
+
+
+def call_id_of(reason: str) -> bool:
+    """Whether a refusal names the call (and so says which one it refused)."""
+    return "'call_" in reason
