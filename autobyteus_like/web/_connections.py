@@ -96,6 +96,10 @@ class ConnectionGuard:
         loop.set_exception_handler(handle)
         logging.getLogger("uvicorn.error").addFilter(self._quiet)
 
+    def uninstall(self) -> None:
+        """Let uvicorn's log be (the server is done)."""
+        logging.getLogger("uvicorn.error").removeFilter(self._quiet)
+
     def _quiet(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if message in _NOISE:

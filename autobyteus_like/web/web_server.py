@@ -81,6 +81,7 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
                         await server.serve(sockets=[sock])
                     finally:
                         team.log.close()
+                        guard.uninstall()
                     group.cancel_scope.cancel()
 
             host.start()

@@ -50,6 +50,7 @@ def guarded_server(limits: ConnectionLimits) -> Iterator[tuple[ConnectionGuard, 
         server.should_exit = True
         thread.join(30)
         listener.close()
+        guard.uninstall()
     assert not thread.is_alive()
 
 
@@ -106,3 +107,12 @@ def test_the_cap_stays_below_the_file_limit():
 
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert default_max_connections() <= max(8, soft // 2)
+
+
+def test_garbage_from_many_connections_is_one_line():
+    with guarded_server(ConnectionLimits(max_connections=50)) as (_, port, lines):
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port)) as connection:
+                connection.sendall(b"\x16\x03\x01 not http at all\r\n\r\n")
+                assert closed_by_server(connection)
+    assert len([line for line in lines if "Invalid HTTP request" in line]) == 1, lines

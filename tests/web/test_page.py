@@ -242,6 +242,7 @@ def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_pat
         server.stop()
         page.wait_for_selector("body[data-server=gone]")
         assert "server is gone" in page.inner_text("#notice")
+        assert page.inner_text("#run-state") == "server gone"  # not "running" any more
         for control in ("#send", "#message", "#stop"):
             assert page.locator(control).is_disabled(), control
         again = WebServer(team, *same, env=env)

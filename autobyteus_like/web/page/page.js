@@ -143,6 +143,7 @@
       connected = false;
       document.body.dataset.server = "gone";
       delete document.body.dataset.connected;
+      runState("gone", "server gone");  // whatever ran, the page cannot know now
       setControls();
     }
     notice(why || "The server is gone: its controls are disabled until it is back. Reconnecting…");
@@ -156,7 +157,7 @@
     connected = true;
     delete document.body.dataset.server;
     notice("The server is back.");
-    if (!state.running && $("run-state").dataset.state === "running") runState("idle", "not running");
+    runState(state.running ? "running" : "idle");  // (the stream then says how a run ended)
     setControls();
   }
 
@@ -305,7 +306,6 @@
   }
 
   async function follow() {
-    let pause = 1000;
     for (;;) {
       try {
         if (!connected) serverBack(await getJSON("/api/state"));  // (a new server: reloads)
@@ -313,7 +313,6 @@
           "Authorization": "Bearer " + token, "Last-Event-ID": String(lastReceivedId()) } });
         if (!response.ok) throw new Error("the event stream: HTTP " + response.status);
         document.body.dataset.connected = "1";
-        pause = 1000;
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();
@@ -325,8 +324,7 @@
         const refused = String(error.message || error).includes("HTTP 403");
         serverGone(refused ? "The server is back but does not take this page's token: open the URL it printed." : undefined);
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(5000, pause * 2);
+      await new Promise((resolve) => setTimeout(resolve, 1000));  // (a request to this machine)
     }
   }
 
