@@ -226,6 +226,7 @@ class WebTeam:
                                                               names)))
         key = (member, call_id)
         while (pending := self._deciding.get(key)) is not None:
+            self._refuse_if_ended(key)  # (a stop began: refused now, not after the other)
             await pending.wait()  # the decision on its way decides what this one is told
         self._refuse_if_not_waiting(key)
         tool, _ = self._waiting[key]
@@ -256,15 +257,20 @@ class WebTeam:
             done.set()
         return f"{verdict} {tool} ({call_id}) for {member}"
 
+    def _refuse_if_ended(self, key: _Key) -> None:
+        ended = self._ended.get(key)
+        if ended is not None:
+            member, call_id = key
+            started = key in self._deciding or key in self._decided  # decided before the stop
+            raise DecisionRefusedError(f"{ended}: {member}'s call {call_id!r} can no longer "
+                                       f"be decided{'' if started else ' (it never started)'}")
+
     def _refuse_if_not_waiting(self, key: _Key) -> None:
         member, call_id = key
         earlier = self._decided.get(key)
         if earlier is not None:
             raise DecisionRefusedError(f"{member}'s call {call_id!r} was already {earlier}")
-        ended = self._ended.get(key)
-        if ended is not None:
-            raise DecisionRefusedError(f"{ended}: {member}'s call {call_id!r} can no longer "
-                                       "be decided (it never started)")
+        self._refuse_if_ended(key)
         if key not in self._waiting:
             raise DecisionRefusedError(f"{member} has no call {call_id!r} waiting for a "
                                        "decision")

@@ -118,6 +118,37 @@ def test_a_decision_goes_off_the_loop_and_counts_once_the_team_took_it(tmp_path)
     assert marker.read_text() == "purged\n"
 
 
+def test_a_stop_waits_for_the_decision_on_its_way_and_refuses_the_next(tmp_path):
+    hook = HeldApproval()
+    host, _ = served(tmp_path, (hook,))
+    told: list[str] = []
+    stopped = anyio.Event()
+
+    async def body(web: WebTeam) -> None:
+        web.start_run("purge")
+        who, call_id = await until_waiting(web)
+
+        async def approve() -> None:
+            told.append(await web.decide(who, call_id, True))
+
+        async def stop() -> None:
+            assert await web.stop() is True
+            stopped.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(approve)
+            assert await anyio.to_thread.run_sync(hook.entered.wait, 8)
+            group.start_soon(stop)
+            await anyio.wait_all_tasks_blocked()  # the stop has begun: it waits
+            with pytest.raises(DecisionRefusedError, match="was stopped"):
+                await web.decide(who, call_id, False)
+            assert not stopped.is_set()  # not acknowledged while a decision is on its way
+            hook.release.set()
+        assert told[0].startswith("approved purge") and stopped.is_set()
+
+    drive(host, body)
+
+
 def test_a_decision_the_team_refuses_leaves_the_call_undecided(tmp_path):
     host, marker = served(tmp_path)
 
