@@ -1,7 +1,8 @@
 """The web server's connections, guarded: idle ones cannot lock it out.
 
-A connection must send its request's header within ``header_timeout_s`` of opening, and one
-that stays idle after an answer is closed after ``idle_timeout_s`` (uvicorn's keep-alive). At
+A connection must send its request's header within ``header_timeout_s`` of opening (and each
+later request's within as long of its first byte), and one that stays idle after an answer is
+closed after ``idle_timeout_s`` (uvicorn's keep-alive). At
 most ``max_connections`` are open at once, well below the process's file limit (half of it,
 at most 1,000), so the team's own files and sockets (its LLM requests, its tools, its store)
 never run out because of the web face. When the cap is reached, a new connection closes the
@@ -132,6 +133,12 @@ class ConnectionGuard:
         """``connection`` sent a whole header: it is no longer idle."""
         self._headerless.pop(connection, None)
 
+    def header_begun(self, connection: _Guarded) -> None:
+        """``connection`` (kept alive) begins its next request: its header is awaited again,
+        as a new connection's is."""
+        if connection in self._open:
+            self._headerless[connection] = None
+
     def header_late(self, connection: _Guarded) -> None:
         """``connection`` sent no whole header in time: closed."""
         self._tell("late", f"web: closing connections that send no request within "
@@ -168,11 +175,25 @@ class _Guarded(asyncio.Protocol):
             transport.abort()
             return
         self._admitted = True
-        self._timer = asyncio.get_running_loop().call_later(
-            self.guard.limits.header_timeout_s, self.guard.header_late, self)
+        self._await_header()
         self._inner.connection_made(transport)
 
+    def _await_header(self) -> None:
+        self._header = False
+        self._tail = b""
+        self._timer = asyncio.get_running_loop().call_later(
+            self.guard.limits.header_timeout_s, self.guard.header_late, self)
+
+    def _answered(self) -> bool:
+        """Whether the last request on this connection has had its whole answer (so what
+        comes now is the next request's header)."""
+        cycle = getattr(self._inner, "cycle", None)
+        return bool(getattr(cycle, "response_complete", False))
+
     def data_received(self, data: bytes) -> None:
+        if self._header and self._answered():  # the next request on a kept-alive connection
+            self._await_header()
+            self.guard.header_begun(self)
         if not self._header:
             seen = self._tail + data
             if b"\r\n\r\n" in seen:

@@ -98,7 +98,12 @@ def test_a_header_must_come_in_time_and_an_idle_connection_is_closed():
             kept.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             assert kept.recv(1024).startswith(b"HTTP/1.1 200")  # not cut by the header timer
             assert closed_by_server(kept)  # then idle past its keep-alive
-        assert guard.closed_early == 2
+        with socket.create_connection(("127.0.0.1", port)) as again:
+            again.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert again.recv(1024).startswith(b"HTTP/1.1 200")
+            again.sendall(b"GET / HTTP/1.1\r\n")  # its next request's header never ends
+            assert closed_by_server(again)
+        assert guard.closed_early == 3
     assert len([line for line in lines if "send no request within 0.3 s" in line]) == 1
 
 
