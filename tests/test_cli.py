@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"

@@ -17,7 +17,7 @@ import pytest
 from autobyteus_like.errors import DecisionRefusedError
 from autobyteus_like.hooks import AgentHooks
 from autobyteus_like.runtime import RayRuntime
-from autobyteus_like.serving.team_host import TeamHost
+from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.web import WebTeam
 from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.team_tools import purge
