@@ -44,10 +44,10 @@ async def _until_signalled(scope: anyio.CancelScope) -> None:
 
 
 def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
-              token: str | None = None, limits: ConnectionLimits | None = None) -> None:
+              token: str | None = None) -> None:
     """Start the team, serve it on the web until a signal, then stop it and its MCP servers.
     The URL, with the token (a random one unless given), is printed (``_announce``).
-    ``limits``: how many connections and how long each may idle (``ConnectionGuard``)."""
+    Connections are guarded (``ConnectionGuard``): idle ones cannot lock the server out."""
     import uvicorn
 
     token = token or secrets.token_urlsafe(24)
@@ -59,7 +59,7 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
             app = build_app(team, token, allowed_hosts(http[0], port))
 
             async def run() -> None:
-                guard = ConnectionGuard(limits or ConnectionLimits.for_this_process(),
+                guard = ConnectionGuard(ConnectionLimits.for_this_process(),
                                         tell=lambda line: print(line, file=sys.stderr,
                                                                 flush=True))
                 guard.install(asyncio.get_running_loop())
