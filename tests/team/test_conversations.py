@@ -309,3 +309,22 @@ def test_a_conversation_left_waiting_is_resumed_in_that_conversation_alone(tmp_p
         events.close()
         assert team.resume(timeout=30) is None  # the default conversation had nothing left
     assert ran == ["x"]
+
+
+def test_callers_racing_to_a_new_conversation_build_it_once_and_queue_in_it():
+    """Eight threads released at once into one conversation nobody used yet: it is built
+    once (one member agent, one history holding all eight exchanges, one at a time)."""
+    barrier = threading.Barrier(8)
+    with AgentTeam(team_config(ScriptedLLM([echo] * 8))) as team:
+        def caller(index: int) -> str:
+            barrier.wait(timeout=30)
+            return team.run(f"q{index}", timeout=60, conversation="shared")
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(caller, range(8)))
+        assert team.conversations == ["shared"]
+        history = [m.content for m in team.conversation("shared").agents["lead"].history
+                   if m.role in ("user", "assistant")]
+    assert answers == [f"answer to q{index}" for index in range(8)]
+    assert sorted(history[0::2]) == sorted(f"q{index}" for index in range(8))
+    assert history[1::2] == [f"answer to {question}" for question in history[0::2]]
