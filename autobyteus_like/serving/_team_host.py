@@ -186,13 +186,13 @@ class TeamHost:
             if conversation in self._asked:
                 await anyio.to_thread.run_sync(self._new_run, False, "a new ask began",
                                                conversation)
-            self._asked.add(conversation)
             if conversation is None:
                 self._unfinished = None  # (a resume takes it now)
             subscription = AsyncEventSubscription()
             team.events(into=subscription)
             try:
                 turn.begin(lambda: self._start(team, message, member, replies))
+                self._asked.add(conversation)  # (a refused one leaves a resume its work)
                 quiet: TeamQuiescent | None = None
                 async for event in subscription:
                     await report(event)

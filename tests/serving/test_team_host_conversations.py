@@ -74,3 +74,49 @@ def test_an_ask_naming_a_conversation_id_that_is_not_one_is_refused():
             anyio.run(lambda: host.ask("hi", None, report, conversation="a\x00b"))
     finally:
         host.stop()
+
+
+def test_a_conversation_its_last_process_left_waiting_is_refused_then_resumed(tmp_path):
+    """A conversation's record left with a call waiting: an ask with a message is refused
+    (saying so), and an ask without one goes on with it, in that conversation."""
+    from autobyteus_like import AgentTeam, UnfinishedSessionError, tool
+    from autobyteus_like.events import ApprovalRequested
+    from autobyteus_like.serving import ApprovalPolicy
+    from autobyteus_like.store import Session
+
+    ran: list[str] = []
+
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch something."""
+        ran.append(target)
+        return f"launched {target}"
+
+    def config():
+        return team_config(member(
+            "lead", ['{"name": "launch", "arguments": {"target": "x"}}', "launched it"],
+            tools=["launch"], auto_execute_tools=False))
+
+    store = tmp_path / "team.db"
+    with Session("chat", store) as session, AgentTeam(config(), tools=[launch],
+                                                      session=session) as team:
+        events = team.events(conversation="alice")
+        team.send("launch it", conversation="alice")
+        next(e for e in events if isinstance(e, ApprovalRequested))
+        events.close()
+
+    async def report(event: AgentEvent) -> None:
+        return None
+
+    with Session("chat", store) as session:
+        host = TeamHost(config(), tools=[launch], policy=ApprovalPolicy(["launch"]),
+                        session=session)
+        host.start()
+        try:
+            with pytest.raises(UnfinishedSessionError, match="chat@alice"):
+                anyio.run(lambda: host.ask("other", None, report, conversation="alice"))
+            assert anyio.run(lambda: host.ask(None, None, report,
+                                              conversation="alice")) == "launched it"
+        finally:
+            host.stop()
+    assert ran == ["x"]
