@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pykka
 from loguru import logger
 
+from autobyteus_like.agent._side_requests import OnActor, SideRequests
 from autobyteus_like.agent.actor_messages import (
     ConversationQuery,
     HandOver,
@@ -59,12 +60,14 @@ from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks.culprit import failing_hook, hook_failure
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.tools.registry import ToolRegistry
 from autobyteus_like.usage.limit_event import UsageLimitReached
 from autobyteus_like.usage.meter import AgentMeter
 
 if TYPE_CHECKING:
     from autobyteus_like.store.restore import TurnSnapshot
+    from autobyteus_like.tools.tool_context import WorkingSetView
 
 __all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
@@ -88,6 +91,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
+        working_set: WorkingSetView | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -116,6 +120,9 @@ class AgentActor(FastInboxActor):
         self.ctx.hooks = compose([*hooks, log, *config.hooks])
         self.ctx.whole_response_first = self.ctx.hooks.needs_whole_response
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
+        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
+            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref)
+        self.ctx.working_set = working_set
         for hook in hooks:
             if isinstance(hook, AgentMeter):  # a teammate may end the run (any thread)
                 hook.budget.on_exceeded(self._limit_crossed)
@@ -172,6 +179,8 @@ class AgentActor(FastInboxActor):
             return None
         elif isinstance(message, ResumeTurns):
             self._resume(message)
+        elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
+            return message.run(self.ctx)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None

@@ -38,7 +38,7 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools.tool_context import SideLLM, ToolContext, WorkingSetView
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
@@ -155,6 +155,9 @@ class AgentContext:
         """Calls are asked about only once their response is complete (and stored)."""
         self.end_run = end_run
         """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
+        self.side_llm: SideLLM | None = None
+        self.working_set: WorkingSetView | None = None
+        """A tool's ways to the agent's model and working set (``ToolContext``)."""
         self.turn_checks: tuple[TurnCheck, ...] = ()
         """Checks that may end the turn or ask again once a response's calls are all done
         (typed output, retry budgets: ``turn_verdict``)."""

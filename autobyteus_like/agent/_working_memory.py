@@ -1,0 +1,50 @@
+"""The agent's working set (``memory.advise``): made when the agent has that tool, kept across
+its runs, stored with its session and sent to its model by the history processor
+``history._hot_paths.working_set_context``.
+
+The session keeps it as one JSON document in its usage record under the run name
+``working-set:AGENT`` (``Session.save_usage``): no schema change; written on each change,
+read back when the agent starts.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from autobyteus_like.history._hot_paths import working_set_context
+from autobyteus_like.tools.builtin._working_set import WorkingSet
+
+if TYPE_CHECKING:
+    from autobyteus_like.agent.agent import Agent
+
+__all__ = ["working_set_of", "working_set_processors", "working_set_record"]
+
+_KEPT: weakref.WeakKeyDictionary[Agent, WorkingSet] = weakref.WeakKeyDictionary()
+
+
+def working_set_record(agent: str) -> str:
+    """The session record that holds ``agent``'s working set."""
+    return f"working-set:{agent}"
+
+
+def working_set_of(agent: Agent) -> WorkingSet | None:
+    """The agent's working set, if it has one yet."""
+    return _KEPT.get(agent)
+
+
+def working_set_processors(agent: Agent) -> tuple[list[Any], WorkingSet | None]:
+    """The agent's history processors, with the working set's last when it has
+    ``memory.advise``; and that working set (made, or restored from the session, once)."""
+    processors = list(agent.config.history_processors)
+    if "memory.advise" not in agent.tools.names():
+        return processors, None
+    working_set = _KEPT.get(agent)
+    if working_set is None:
+        session, name = agent.session, working_set_record(agent.name)
+        working_set = WorkingSet(session.saved_usage(name) if session is not None else None)
+        if session is not None:
+            working_set.on_change = lambda state: session.save_usage(state, name)
+        _KEPT[agent] = working_set
+    processors.append(working_set_context(working_set, agent.config.sandbox_for("memory.advise")))
+    return processors, working_set
