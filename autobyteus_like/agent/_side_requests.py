@@ -33,7 +33,11 @@ from autobyteus_like.tools.tool_context import CancelFlag
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
-    from autobyteus_like.handlers.context import AgentContext
+    from autobyteus_like.hooks import AgentHooks
+    from autobyteus_like.hooks.protocol import TurnView
+
+OnActorRun = Callable[["AgentHooks", "TurnView | None"], Any]
+"""Run on the actor's thread with its hooks and its turn in progress (None between turns)."""
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "OnActor", "SideRequests", "raw_llm"]
 
@@ -47,9 +51,10 @@ _POLL_S = 0.1
 
 @dataclass(frozen=True)
 class OnActor:
-    """A function the agent's actor runs on its own thread with its context (``ask``)."""
+    """A function the agent's actor runs on its own thread with its hooks and its turn in
+    progress (``ask``)."""
 
-    run: Callable[[AgentContext], Any]
+    run: OnActorRun
 
 
 def raw_llm(llm: LLM) -> LLM:
@@ -60,18 +65,17 @@ def raw_llm(llm: LLM) -> LLM:
     return llm
 
 
-def _claim(ctx: AgentContext) -> UsageLimitExceededError | str | None:
-    turn = ctx.turn
+def _claim(hooks: AgentHooks, turn: TurnView | None) -> UsageLimitExceededError | str | None:
     if turn is None:
         return "the agent has no turn in progress"
-    return ctx.hooks.claim(turn, "llm_calls")
+    return hooks.claim(turn, "llm_calls")
 
 
-def _record(response: LLMResponseCompleted) -> Callable[[AgentContext], Any]:
-    def record(ctx: AgentContext) -> UsageLimitExceededError | None:
-        if ctx.turn is not None:
-            ctx.hooks.response_received(ctx.turn, response)
-        return ctx.hooks.verdict()
+def _record(response: LLMResponseCompleted) -> OnActorRun:
+    def record(hooks: AgentHooks, turn: TurnView | None) -> UsageLimitExceededError | None:
+        if turn is not None:
+            hooks.response_received(turn, response)
+        return hooks.verdict()
 
     return record
 
@@ -91,7 +95,7 @@ class SideRequests:
         size = getattr(raw_llm(self._llm), "context_tokens", None)
         return size if isinstance(size, int) and size > 0 else DEFAULT_CONTEXT_TOKENS
 
-    def _on_actor(self, run: Callable[[AgentContext], Any], cancel: CancelFlag | None) -> Any:
+    def _on_actor(self, run: OnActorRun, cancel: CancelFlag | None) -> Any:
         try:
             future = self._actor.ask(OnActor(run), block=False)
         except pykka.ActorDeadError:

@@ -10,17 +10,32 @@ read back when the agent starts.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autobyteus_like.history._hot_paths import working_set_context
 from autobyteus_like.tools.builtin._working_set import WorkingSet
 
 if TYPE_CHECKING:
-    from autobyteus_like.agent.agent import Agent
+    from autobyteus_like.agent.config import AgentConfig
+    from autobyteus_like.store.session import Session
+    from autobyteus_like.tools.registry import ToolRegistry
+
+
+class WorkingSetOwner(Protocol):
+    """What is read of the agent (``agent.Agent``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def config(self) -> AgentConfig: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    @property
+    def session(self) -> Session | None: ...
 
 __all__ = ["working_set_of", "working_set_processors", "working_set_record"]
 
-_KEPT: weakref.WeakKeyDictionary[Agent, WorkingSet] = weakref.WeakKeyDictionary()
+_KEPT: weakref.WeakKeyDictionary[Any, WorkingSet] = weakref.WeakKeyDictionary()
 
 
 def working_set_record(agent: str) -> str:
@@ -28,12 +43,12 @@ def working_set_record(agent: str) -> str:
     return f"working-set:{agent}"
 
 
-def working_set_of(agent: Agent) -> WorkingSet | None:
+def working_set_of(agent: WorkingSetOwner) -> WorkingSet | None:
     """The agent's working set, if it has one yet."""
     return _KEPT.get(agent)
 
 
-def working_set_processors(agent: Agent) -> tuple[list[Any], WorkingSet | None]:
+def working_set_processors(agent: WorkingSetOwner) -> tuple[list[Any], WorkingSet | None]:
     """The agent's history processors, with the working set's last when it has
     ``memory.advise``; and that working set (made, or restored from the session, once)."""
     processors = list(agent.config.history_processors)

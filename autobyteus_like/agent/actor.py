@@ -180,7 +180,7 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, ResumeTurns):
             self._resume(message)
         elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
-            return message.run(self.ctx)
+            return message.run(self.ctx.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None

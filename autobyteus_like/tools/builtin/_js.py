@@ -106,7 +106,11 @@ def js_tool(max_memory_bytes: int = DEFAULT_MAX_MEMORY) -> ToolDefinition:
             with open(path, "w", encoding="utf-8") as file:
                 file.write(program)
             argv = [sys.executable, "-I", _js_child.__file__, path]
-            result = run_process(argv, ctx.sandbox.roots[0], ctx.sandbox, seconds + _START_S,
+            # the child keeps logs and result each within max_output_bytes; its report (JSON,
+            # escaped) may be a few times that, and must arrive whole
+            report_room = ctx.sandbox.model_copy(
+                update={"max_output_bytes": 8 * ctx.sandbox.max_output_bytes + 65536})
+            result = run_process(argv, ctx.sandbox.roots[0], report_room, seconds + _START_S,
                                  cancel=ctx.cancelled)
         lines = str(result["stdout"]).strip().splitlines()
         try:
