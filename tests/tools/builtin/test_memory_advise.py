@@ -115,3 +115,26 @@ def test_huge_hot_files_are_cut(tmp_path):
     shaped = working_set_context(working_set, SandboxPolicy(roots=[tmp_path]))(
         [UserMessage(content="hi")])
     assert len(shaped[0].content) < HOT_FILE_CHARS + 500 and "[cut at" in shaped[0].content
+
+
+def test_the_working_set_is_kept_with_the_session_and_restored(tmp_path):
+    from autobyteus_like.agent._working_memory import working_set_of
+    from autobyteus_like.store import Session
+
+    (tmp_path / "plan.md").write_text("the plan\n")
+    store = tmp_path / "store.db"
+    first = ScriptedLLM([call("memory.advise", hot=[{"path": "plan.md", "why": "w"}]), "ok"])
+    registry = builtin_tools()
+    config = AgentConfig(name="worker", llm=first, tool_format="json",
+                         tools=[registry.get("memory.advise")],
+                         sandbox=SandboxPolicy(roots=[tmp_path]))
+    with Agent(config, session=Session("s1", store)) as agent:
+        agent.run("keep the plan", timeout=20)
+    second = ScriptedLLM(["-", "-", "ok"])  # a restored history: its third reply is next
+    again = AgentConfig(name="worker", llm=second, tool_format="json",
+                        tools=[registry.get("memory.advise")],
+                        sandbox=SandboxPolicy(roots=[tmp_path]))
+    with Agent(again, session=Session("s1", store)) as agent:
+        assert working_set_of(agent).snapshot()["hot"] == [{"path": "plan.md", "why": "w"}]
+        agent.run("and now?", timeout=20)
+    assert "the plan" in second.requests[-1].messages[-2].content
