@@ -13,6 +13,8 @@ __all__ = ["TOOL_EXTRAS", "absent_tool", "builtin_tools"]
 
 TOOL_EXTRAS = {"search.vector": "vector", "js.exec": "js"}
 """Builtin tools that need an optional extra; without it the tool is absent."""
+_DISTRIBUTIONS = {"py_mini_racer": "mini-racer"}
+"""Packages whose pip name is not their import name."""
 
 
 def absent_tool(name: str) -> str | None:
@@ -21,6 +23,7 @@ def absent_tool(name: str) -> str | None:
     package = missing_package(extra) if extra is not None else None
     if extra is None or package is None:
         return None
+    package = _DISTRIBUTIONS.get(package, package)
     return f"{name} needs the {package} package: pip install 'autobyteus-like[{extra}]'"
 
 

@@ -110,8 +110,13 @@ def js_tool(max_memory_bytes: int = DEFAULT_MAX_MEMORY) -> ToolDefinition:
             # escaped) may be a few times that, and must arrive whole
             report_room = ctx.sandbox.model_copy(
                 update={"max_output_bytes": 8 * ctx.sandbox.max_output_bytes + 65536})
-            result = run_process(argv, ctx.sandbox.roots[0], report_room, seconds + _START_S,
-                                 cancel=ctx.cancelled)
+            try:
+                result = run_process(argv, ctx.sandbox.roots[0], report_room,
+                                     seconds + _START_S, cancel=ctx.cancelled)
+            except ToolFailure as exc:  # named as the tool, not as the interpreter it runs
+                exc.message = exc.message.replace(sys.executable, "js.exec's V8 process")
+                exc.args = (exc.message,)
+                raise
         lines = str(result["stdout"]).strip().splitlines()
         try:
             report = json.loads(lines[-1]) if lines else None

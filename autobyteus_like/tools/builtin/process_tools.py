@@ -111,7 +111,7 @@ def _report(raw: bytes) -> dict[str, str]:
     """The supervisor's report line as {word: rest}; anything unexpected is a crash text."""
     text = raw.decode("utf-8", errors="replace")
     word, _, rest = text.rstrip("\n").partition(" ")
-    if "\n" in text.rstrip("\n") or word not in ("exit", "timeout", "error"):
+    if "\n" in text.rstrip("\n") or word not in ("exit", "timeout", "cancelled", "error"):
         return {"crash": text}
     return {word: rest}
 

@@ -67,3 +67,17 @@ def test_output_limits_and_bad_arguments(run):
                code="for (let i = 0; i < 10000; i++) console.log('line ' + i); 1")["logs"]
     assert sum(len(line) for line in logs) <= 1000
     assert failure(run, "js.exec", code="1", timeout_ms=0).code == ErrorCode.INVALID_ARGS
+
+
+def test_a_cancelled_call_stops_at_once_and_leaves_no_process(tmp_path):
+    from autobyteus_like.tools import SandboxPolicy, ToolContext
+    from autobyteus_like.tools.tool_context import CancelFlag
+
+    cancel = CancelFlag()
+    cancel.set()  # the agent stopped (or the call's deadline passed) as it started
+    context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path], timeout_s=600),
+                          cancelled=cancel)
+    error = failure(builtin_tools().get("js.exec").run,
+                    {"code": "while (true) {}", "timeout_ms": 600000}, context)
+    assert error.code == ErrorCode.TIMEOUT and "cancelled" in error.message
+    assert descendants(os.getpid()) == []
