@@ -25,8 +25,7 @@ import pykka
 
 from autobyteus_like.errors import LLMError, ToolFailure
 from autobyteus_like.events import LLMResponseCompleted
-from autobyteus_like.history.outgoing import ShapedLLM
-from autobyteus_like.llm.base import LLM, WrappingLLM
+from autobyteus_like.llm.base import LLM
 from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.tool_context import CancelFlag
@@ -59,9 +58,10 @@ class OnActor:
 
 def raw_llm(llm: LLM) -> LLM:
     """The provider's model under the agent's wrappers (history shaping, manifest teaching,
-    format rules): a side request is its own conversation."""
-    while isinstance(llm, WrappingLLM | ShapedLLM):
-        llm = llm.inner
+    format rules: each an LLM holding the one it wraps as ``inner``): a side request is its
+    own conversation."""
+    while isinstance(inner := getattr(llm, "inner", None), LLM):
+        llm = inner
     return llm
 
 

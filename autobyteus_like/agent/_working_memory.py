@@ -12,12 +12,12 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, Protocol
 
-from autobyteus_like.history._hot_paths import working_set_context
-from autobyteus_like.tools.builtin._working_set import WorkingSet
+__all__ = ["WorkingSetOwner", "working_set_of", "working_set_processors", "working_set_record"]
 
 if TYPE_CHECKING:
     from autobyteus_like.agent.config import AgentConfig
     from autobyteus_like.store.session import Session
+    from autobyteus_like.tools.builtin._working_set import WorkingSet
     from autobyteus_like.tools.registry import ToolRegistry
 
 
@@ -32,8 +32,6 @@ class WorkingSetOwner(Protocol):
     def tools(self) -> ToolRegistry: ...
     @property
     def session(self) -> Session | None: ...
-
-__all__ = ["working_set_of", "working_set_processors", "working_set_record"]
 
 _KEPT: weakref.WeakKeyDictionary[Any, WorkingSet] = weakref.WeakKeyDictionary()
 
@@ -54,6 +52,10 @@ def working_set_processors(agent: WorkingSetOwner) -> tuple[list[Any], WorkingSe
     processors = list(agent.config.history_processors)
     if "memory.advise" not in agent.tools.names():
         return processors, None
+    # loaded only here: the builtin tools stay out of a plain ``import autobyteus_like``
+    from autobyteus_like.history._hot_paths import working_set_context
+    from autobyteus_like.tools.builtin._working_set import WorkingSet
+
     working_set = _KEPT.get(agent)
     if working_set is None:
         session, name = agent.session, working_set_record(agent.name)
