@@ -138,3 +138,19 @@ def test_the_working_set_is_kept_with_the_session_and_restored(tmp_path):
         assert working_set_of(agent).snapshot()["hot"] == [{"path": "plan.md", "why": "w"}]
         agent.run("and now?", timeout=20)
     assert "the plan" in second.requests[-1].messages[-2].content
+
+
+def test_a_hot_file_swapped_for_a_link_out_is_never_sent(tmp_path, tmp_path_factory):
+    from autobyteus_like.history._hot_paths import working_set_context
+    from autobyteus_like.history.history_messages import UserMessage
+
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.md").write_text("the secret\n")
+    (tmp_path / "plan.md").write_text("the plan\n")
+    working_set = WorkingSet({"hot": [{"path": "plan.md", "why": "w"}]})
+    shape = working_set_context(working_set, SandboxPolicy(roots=[tmp_path]))
+    assert "the plan" in shape([UserMessage(content="hi")])[0].content
+    (tmp_path / "plan.md").unlink()
+    (tmp_path / "plan.md").symlink_to(outside / "secret.md")
+    sent = shape([UserMessage(content="hi")])[0].content
+    assert "the secret" not in sent and "plan.md (unavailable:" in sent

@@ -135,3 +135,27 @@ def test_a_cancelled_call_keeps_what_it_embedded(tmp_path):
     context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path]), cancelled=cancel)
     error = failure(builtin_tools().get("search.vector").run, {"query": "x"}, context)
     assert error.code == ErrorCode.TIMEOUT
+
+
+def test_links_planted_in_the_state_folder_are_neither_read_nor_written_through(
+        run, tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "victim.json").write_text('{"model": "x"}')
+    (outside / "victim.idx").write_text("keep me")
+    (tmp_path / "retry.md").write_text(RETRY)
+    state = tmp_path / ".autobyteus" / "vector"
+    state.mkdir(parents=True)
+    (state / "manifest.json").symlink_to(outside / "victim.json")
+    (state / "index.usearch").symlink_to(outside / "victim.idx")
+    assert run("search.vector", query="retries")[0]["path"] == "retry.md"
+    assert (outside / "victim.json").read_text() == '{"model": "x"}'
+    assert (outside / "victim.idx").read_text() == "keep me"
+    assert not (state / "manifest.json").is_symlink()  # replaced by a file of its own
+
+
+def test_a_state_folder_linked_out_of_the_root_is_refused(run, tmp_path, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    (tmp_path / "retry.md").write_text(RETRY)
+    (tmp_path / ".autobyteus").symlink_to(outside)
+    assert failure(run, "search.vector", query="retries").code == ErrorCode.PERMISSION_DENIED
+    assert list(outside.iterdir()) == []
