@@ -2,14 +2,17 @@
 agent's sandbox (docs/builtin-tools.md)."""
 
 from autobyteus_like.extras import missing_package
+from autobyteus_like.tools.builtin._js import js_tool
 from autobyteus_like.tools.builtin._memory import memory_tools
+from autobyteus_like.tools.builtin._vector_search import vector_tool
 from autobyteus_like.tools.builtin.fs_tools import fs_tools
 from autobyteus_like.tools.builtin.process_tools import process_tools
 from autobyteus_like.tools.builtin.search_tool import search_tool
 from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.registry import ToolRegistry
 
-__all__ = ["TOOL_EXTRAS", "absent_tool", "builtin_tools"]
+__all__ = ["TOOL_EXTRAS", "absent_tool", "builtin_tools", "js_tool", "memory_tools",
+           "vector_tool"]
 
 TOOL_EXTRAS = {"search.vector": "vector", "js.exec": "js"}
 """Builtin tools that need an optional extra; without it the tool is absent."""
@@ -30,12 +33,8 @@ def absent_tool(name: str) -> str | None:
 def _optional_tools() -> list[ToolDefinition]:
     found: list[ToolDefinition] = []
     if missing_package("vector") is None:
-        from autobyteus_like.tools.builtin._vector_search import vector_tool
-
         found.append(vector_tool())
     if missing_package("js") is None:
-        from autobyteus_like.tools.builtin._js import js_tool
-
         found.append(js_tool())
     return found
 

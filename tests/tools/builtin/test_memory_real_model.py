@@ -11,7 +11,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, SandboxPolicy, ScriptedLLM
 from autobyteus_like.llm.spec import LLMSpec
-from autobyteus_like.tools.builtin._memory import memory_tools
+from autobyteus_like.tools.builtin import memory_tools
 from tests.llama_server import NATIVE_MODEL
 
 pytestmark = pytest.mark.slow  # a real model on the CPU: seconds a request
