@@ -26,6 +26,7 @@ import pykka
 from autobyteus_like.errors import LLMError, ToolFailure
 from autobyteus_like.events import LLMResponseCompleted
 from autobyteus_like.llm.base import LLM
+from autobyteus_like.llm.cancellation import Cancellation
 from autobyteus_like.llm.messages import LLMRequest, Message
 from autobyteus_like.tools.invocation import ErrorCode
 from autobyteus_like.tools.tool_context import CancelFlag
@@ -83,10 +84,13 @@ def _record(response: LLMResponseCompleted) -> OnActorRun:
 class SideRequests:
     """One agent's side requests (the ``SideLLM`` a tool finds in its ``ToolContext``)."""
 
-    def __init__(self, agent: str, llm: LLM, actor: pykka.ActorRef[Any]) -> None:
+    def __init__(self, agent: str, llm: LLM, actor: pykka.ActorRef[Any],
+                 stopping: Cancellation | None = None) -> None:
         self._agent = agent
         self._llm = llm
         self._actor = actor
+        self._stopping = stopping
+        """Set when the agent stops its work: cuts a side request's stream at once."""
         self._numbers = itertools.count(-1, -1)
         self._lock = threading.Lock()
 
@@ -123,7 +127,8 @@ class SideRequests:
             raise ToolFailure(ErrorCode.LIMIT, str(refused), recoverable=False)
         with self._lock:
             number = next(self._numbers)
-        stop = threading.Event()
+        stop = Cancellation()  # the agent stopping cuts the stream, even a blocked read
+        unlink = self._stopping.on_cancel(stop.set) if self._stopping is not None else None
         parts: list[str] = []
         usage = None
         finish: str | None = None
@@ -139,6 +144,8 @@ class SideRequests:
             raise ToolFailure(ErrorCode.TOOL_ERROR,
                               f"the model's side request failed: {exc}") from None
         finally:
+            if unlink is not None:
+                unlink()
             response = LLMResponseCompleted(
                 agent=self._agent, request_no=number,
                 input_tokens=usage.input_tokens if usage else None,

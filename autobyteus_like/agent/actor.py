@@ -121,7 +121,8 @@ class AgentActor(FastInboxActor):
         self.ctx.whole_response_first = self.ctx.hooks.needs_whole_response
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
         if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
-            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref)
+            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
+                                             services.cancel)
         self.ctx.working_set = working_set
         for hook in hooks:
             if isinstance(hook, AgentMeter):  # a teammate may end the run (any thread)

@@ -54,8 +54,8 @@ class WorkingSet:
                 while len(kept) > MAX_PATHS:
                     del kept[next(iter(kept))]
             state = self._snapshot()
-        if self.on_change is not None:
-            self.on_change(state)
+            if self.on_change is not None:  # under the lock: stored in the order made
+                self.on_change(state)
         return state
 
     def _snapshot(self) -> dict[str, Any]:

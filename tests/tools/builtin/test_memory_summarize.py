@@ -2,6 +2,7 @@
 limits) summarises files in pieces that fit its context, into a file inside the sandbox."""
 
 import json
+import threading
 
 import pytest
 
@@ -163,3 +164,35 @@ def test_a_call_without_why_is_refused_when_why_is_required(tmp_path):
     [result] = results_shown(llm, 1)
     assert result["content"]["code"] == "MISSING_WHY"
     assert len(llm.requests) == 2  # no side request was made
+
+
+class BlockingSummarizer(ScriptedLLM):
+    """Scripted for the turn; a side request blocks until it is cancelled (a server that
+    never answers), and says whether it was."""
+
+    def __init__(self, responses) -> None:
+        super().__init__(responses)
+        self.entered = threading.Event()
+        self.cut: list[bool] = []
+
+    def stream(self, request, cancel):
+        if request.system_prompt.startswith("You summarise"):
+            self.entered.set()
+            self.cut.append(cancel.wait(30))
+            return iter(())
+        return super().stream(request, cancel)
+
+
+def test_stopping_the_agent_cuts_a_side_request_at_once(tmp_path):
+    (tmp_path / "notes.md").write_text(NOTES)
+    llm = BlockingSummarizer([call("memory.summarize", target_paths=["notes.md"],
+                                   into_path="s.md"), "done"])
+    agent = agent_with(llm, tmp_path).start()
+    try:
+        agent.send("go")
+        assert llm.entered.wait(20)
+    finally:
+        agent.stop()
+    assert llm.cut == [True]  # the stream's cancel was set by the stop, not by its timeout
+    assert not (tmp_path / "s.md").exists()
+    assert not [t for t in threading.enumerate() if t.name.startswith("keeper")]
