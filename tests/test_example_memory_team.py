@@ -38,6 +38,11 @@ def test_the_memory_team_uses_all_four_tools(tmp_path, monkeypatch, capsys):
     summary_file = tmp_path / "memory_workspace" / "memory" / "retry-summary.md"
     assert "(notes/retry.md:3-3)" in summary_file.read_text()
     assert (tmp_path / "memory_workspace" / ".autobyteus" / "vector" / "index.usearch").exists()
+    calls = {e["invocation"]["name"]: e["invocation"] for e in lines
+             if e["type"] == "ToolCallParsed" and e["agent"] == "researcher"}
+    assert calls["memory.advise"]["why"] == \
+        "Keep the summary at hand for the report and drop the rest"  # lifted out of arguments
+    assert all(call["why"] for call in calls.values())  # require_why: every call says why
     # 7 requests of the researcher's turn, 1 side request, 3 of the lead's
     assert summary["usage"]["run"]["llm_calls"] == 11
 
