@@ -1,15 +1,15 @@
 """``search.vector``: semantic search over the text files of a sandboxed tree (seed 001 §3.2).
 
 Files are cut into chunks of a few lines, each embedded by WordLlama (``_embedder``) into a
-usearch index kept in the sandbox's state folder (``_vector_state``). Every call brings the
-index up to date first, incrementally: a file whose size, modification time or inode changed
-is embedded again, a file gone from the scope is dropped, the rest is left alone. The tree is
-walked exactly as ``search.lexical`` walks it (``search_tool``): symlinked directories not
-entered, a symlinked file used only where its resolution stays beneath the root, FIFOs,
-devices, hard-linked files (unless allowed), binary files and files over ``max_read_bytes``
-skipped. Bounded: at most ``MAX_CHUNKS`` chunks in an index, ``k`` at most ``MAX_K``, snippets
-cut, the result within ``max_output_bytes``, and a cancelled call (its timeout) stops between
-files, keeping what it embedded so far for the next call.
+usearch index kept in the state folder of the scope's root (``_vector_state``). Every call
+brings the index up to date first, incrementally: a file whose size, modification time or
+inode changed is embedded again, a file gone from the scope is dropped, the rest is left
+alone. The tree is walked exactly as ``search.lexical`` walks it (``search_tool``):
+symlinked directories not entered, a symlinked file used only where its resolution stays
+beneath the root, FIFOs, devices, hard-linked files (unless allowed), binary files and files
+over ``max_read_bytes`` skipped. Bounded: at most ``MAX_CHUNKS`` chunks in an index, ``k`` at
+most ``MAX_K``, snippets cut, the result within ``max_output_bytes``, and a cancelled call (its
+timeout) stops between files, keeping what it embedded so far for the next call.
 """
 
 from __future__ import annotations
@@ -217,7 +217,8 @@ def vector_tool() -> ToolDefinition:
             raise ToolFailure(ErrorCode.INVALID_ARGS, "query must not be empty")
         if not 1 <= k <= MAX_K:
             raise ToolFailure(ErrorCode.INVALID_ARGS, f"k must be between 1 and {MAX_K}")
-        with held_state(ctx.sandbox, MODEL_NAME, ctx.cancelled) as held:
+        root, _ = ctx.sandbox.locate(scope, argument="scope")  # each root has its index
+        with held_state(ctx.sandbox, root, MODEL_NAME, ctx.cancelled) as held:
             state = _restored(held.index_bytes, held.state)
             updater = _Updater(state, ctx)
             prefix = _update(updater, scope, glob)

@@ -1,5 +1,5 @@
-"""The state folder of ``search.vector``: ``.autobyteus/vector/`` beneath the sandbox's first
-root, holding ``manifest.json`` (which file was embedded in which chunks, and the file's
+"""The state folder of ``search.vector``: ``.autobyteus/vector/`` beneath the root of the
+scope searched, holding ``manifest.json`` (which file was embedded in which chunks, and the file's
 signature then) and ``index.usearch`` (the usearch index of the chunks' vectors).
 
 Everything is done through the directory's descriptor: files are read with ``O_NOFOLLOW``
@@ -21,6 +21,7 @@ import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
@@ -157,9 +158,11 @@ class HeldState:
 
 
 @contextlib.contextmanager
-def held_state(sandbox: SandboxPolicy, model: str, cancel: CancelFlag) -> Iterator[HeldState]:
-    """The state folder of ``sandbox``'s first root, made if missing, locked for the block."""
-    with sandbox.open("/".join(STATE_DIR), create_root=True) as target:
+def held_state(sandbox: SandboxPolicy, root: Path, model: str, cancel: CancelFlag
+               ) -> Iterator[HeldState]:
+    """The state folder beneath ``root`` (one of ``sandbox``'s roots), made if missing,
+    locked for the block."""
+    with sandbox.open(str(root.joinpath(*STATE_DIR)), create_root=True) as target:
         try:
             folder = target.walk(_mkdir_open, make_parents=True).value
         except ToolFailure as exc:

@@ -159,3 +159,18 @@ def test_a_state_folder_linked_out_of_the_root_is_refused(run, tmp_path, tmp_pat
     (tmp_path / ".autobyteus").symlink_to(outside)
     assert failure(run, "search.vector", query="retries").code == ErrorCode.PERMISSION_DENIED
     assert list(outside.iterdir()) == []
+
+
+def test_each_root_keeps_its_own_index(tmp_path, tmp_path_factory):
+    from autobyteus_like.tools import SandboxPolicy, ToolContext
+
+    other = tmp_path_factory.mktemp("other")
+    (tmp_path / "a.md").write_text(CATS)
+    (other / "a.md").write_text(RETRY)  # the same relative name in the second root
+    context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path, other]))
+    search = builtin_tools().get("search.vector")
+    first = search.run({"query": "cats"}, context)
+    second = search.run({"query": "retries", "scope": str(other)}, context)
+    assert "Cats" in first[0]["snippet"] and "Retries" in second[0]["snippet"]
+    assert (other / ".autobyteus" / "vector" / "manifest.json").exists()
+    assert "Cats" in search.run({"query": "cats"}, context)[0]["snippet"]  # not overwritten
