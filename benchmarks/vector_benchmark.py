@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autobyteus_like.tools import SandboxPolicy, ToolContext, builtin_tools
+from autobyteus_like.tools import SandboxPolicy, ToolContext, ToolDefinition, builtin_tools
 
 WORDS = ["retry", "backoff", "request", "client", "server", "timeout", "budget", "launch",
          "plan", "owner", "contract", "review", "deploy", "cache", "index", "vector", "search",
@@ -27,7 +27,7 @@ def _tree(root: Path, files: int) -> None:
         (root / f"doc{number:04d}.md").write_text("\n".join(lines) + "\n")
 
 
-def _timed(call, arguments: dict[str, object], context: ToolContext) -> float:
+def _timed(call: ToolDefinition, arguments: dict[str, object], context: ToolContext) -> float:
     started = time.perf_counter()
     call.run(arguments, context)
     return time.perf_counter() - started
