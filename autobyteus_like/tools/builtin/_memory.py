@@ -81,7 +81,7 @@ def pieces(documents: list[tuple[str, str]], budget: int, keep_refs: bool) -> li
         header = f"=== {path} ==="
         for number, line in enumerate([header, *text.splitlines()]):
             shown = line if number == 0 or not keep_refs else f"{path}:{number}| {line}"
-            shown = shown[:budget - 1]
+            shown = shown[:max(1, budget - len(header) - 2)]  # fits beside the header
             if size + len(shown) + 1 > budget and current:
                 found.append("\n".join(current))
                 current, size = ([header] if number else []), (len(header) + 1 if number else 0)
@@ -134,8 +134,10 @@ class _Summarizer:
                 if groups[-1] and size + len(part) > self.budget:
                     groups.append([])
                 groups[-1].append(part[:self.budget])
-            if len(groups) == len(parts) and len(parts) > 1:  # no two fit together: pair them
-                groups = [parts[i:i + 2] for i in range(0, len(parts), 2)]
+            if len(groups) == len(parts) and len(parts) > 1:  # no two fit together: pair
+                half = self.budget // 2  # them, each cut to half a piece
+                groups = [[part[:half] for part in parts[i:i + 2]]
+                          for i in range(0, len(parts), 2)]
             parts = [self.ask("\n\n".join(group), merging=True) if len(group) > 1 else group[0]
                      for group in groups]
         return parts[0], first

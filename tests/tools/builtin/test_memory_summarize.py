@@ -196,3 +196,17 @@ def test_stopping_the_agent_cuts_a_side_request_at_once(tmp_path):
     assert llm.cut == [True]  # the stream's cancel was set by the stop, not by its timeout
     assert not (tmp_path / "s.md").exists()
     assert not [t for t in threading.enumerate() if t.name.startswith("keeper")]
+
+
+def test_pieces_keep_whole_numbered_lines_within_the_budget():
+    from autobyteus_like.tools.builtin._memory import pieces
+
+    documents = [("a.md", "\n".join(f"line {n}" for n in range(1, 200))), ("b.md", "x" * 5000)]
+    cut = pieces(documents, 300, keep_refs=True)
+    assert all(len(piece) <= 300 for piece in cut)
+    assert all(piece.splitlines()[0] in ("=== a.md ===", "=== b.md ===") for piece in cut)
+    text = "\n".join(cut)
+    assert all(f"a.md:{n}| line {n}\n" in text + "\n" for n in range(1, 200))
+    assert "b.md:1| xxx" in text  # a line longer than a piece is cut, not lost whole
+    plain = pieces(documents, 300, keep_refs=False)
+    assert "a.md:" not in "\n".join(plain) and "line 199" in "\n".join(plain)
