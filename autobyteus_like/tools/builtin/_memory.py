@@ -106,11 +106,12 @@ def _instructions(style: str, keep_refs: bool, merging: bool) -> str:
 
 class _Summarizer:
     def __init__(self, side: SideLLM, ctx: ToolContext, style: str, keep_refs: bool,
-                 llm: Any) -> None:
+                 llm: Any, context_tokens: int | None) -> None:
         self.side, self.ctx, self.llm = side, ctx, llm
         self.style, self.keep_refs = style, keep_refs
         self.requests = 0
-        self.budget = max(1000, (side.context_tokens - ANSWER_TOKENS - 400) * CHARS_PER_TOKEN)
+        tokens = context_tokens or side.context_tokens
+        self.budget = max(1000, (tokens - ANSWER_TOKENS - 400) * CHARS_PER_TOKEN)
 
     def ask(self, text: str, merging: bool) -> str:
         if self.requests >= MAX_REQUESTS:
@@ -143,9 +144,10 @@ class _Summarizer:
         return parts[0], first
 
 
-def memory_tools(llm: Any = None) -> list[ToolDefinition]:
+def memory_tools(llm: Any = None, context_tokens: int | None = None) -> list[ToolDefinition]:
     """Fresh definitions of ``memory.summarize`` (asking ``llm`` instead of the agent's own
-    model when given) and ``memory.advise``."""
+    model when given; pieces sized for ``context_tokens`` when given, else for what the model
+    says) and ``memory.advise``."""
 
     @tool(name="memory.summarize", category="memory")
     def summarize(target_paths: list[str], into_path: str, ctx: ToolContext,
@@ -172,7 +174,7 @@ def memory_tools(llm: Any = None) -> list[ToolDefinition]:
                               f"at most {MAX_TARGETS} files per call, not {len(target_paths)}")
         ctx.sandbox.locate(into_path, argument="into_path")  # outside: refused before any work
         documents = [read_text(ctx, path) for path in target_paths]
-        summarizer = _Summarizer(side, ctx, style, keep_refs, llm)
+        summarizer = _Summarizer(side, ctx, style, keep_refs, llm, context_tokens)
         text, count = summarizer.summary(documents)
         data = (text.rstrip() + "\n").encode("utf-8")
         shown = _write(ctx.sandbox, into_path, data, append=False)

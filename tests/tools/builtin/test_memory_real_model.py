@@ -22,7 +22,8 @@ def test_a_real_model_summarises_and_its_tokens_are_counted(llama_server, tmp_pa
     real = LLMSpec.model_validate({
         "provider": "llamacpp", "model": NATIVE_MODEL, "base_url": llama_server.base_url,
         "temperature": 0, "max_tokens": 48, "timeout_s": 120, "max_retries": 0}).build()
-    summarize, _ = memory_tools(llm=real)  # the tool's own model; the agent's is scripted
+    # the tool's own model (the agent's is scripted), sized for the server's context
+    summarize, _ = memory_tools(llm=real, context_tokens=2048)
     call = json.dumps({"name": "memory.summarize",
                        "arguments": {"target_paths": ["notes.md"], "into_path": "s.md"}})
     agent = Agent(AgentConfig(name="keeper", llm=ScriptedLLM([call, "done"]), tool_format="json",

@@ -210,3 +210,22 @@ def test_pieces_keep_whole_numbered_lines_within_the_budget():
     assert "b.md:1| xxx" in text  # a line longer than a piece is cut, not lost whole
     plain = pieces(documents, 300, keep_refs=False)
     assert "a.md:" not in "\n".join(plain) and "line 199" in "\n".join(plain)
+
+
+def test_a_configured_context_sizes_the_pieces(tmp_path):
+    from autobyteus_like.tools.builtin import memory_tools
+
+    (tmp_path / "long.md").write_text("\n".join(f"fact {n}" for n in range(1000)))
+    asked: list[str] = []
+
+    class Side:
+        context_tokens = 100_000  # what the model says; the tool's own setting wins
+
+        def ask(self, instructions, text, *, llm=None, cancel=None):
+            asked.append(text)
+            return "- ok"
+
+    summarize, _ = memory_tools(context_tokens=1500)
+    context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path]), side_llm=Side())
+    done = summarize.run({"target_paths": ["long.md"], "into_path": "s.md"}, context)
+    assert done["pieces"] > 5 and all(len(text) <= 1000 for text in asked[:done["pieces"]])
