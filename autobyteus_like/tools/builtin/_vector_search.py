@@ -85,7 +85,9 @@ def _restored(held_state_bytes: bytes | None, state: VectorState | None) -> Vect
             index.load(held_state_bytes)
         except Exception:  # unreadable (cut short, not an index): rebuilt below
             index = None
-        if index is not None and len(index) == state.chunk_count():
+        keys = [chunk.key for _, chunks in state.files.values() for chunk in chunks]
+        if index is not None and len(index) == len(keys) and \
+                (not keys or bool(index.contains(keys).all())):  # the manifest's own index
             state.index = index
             return state
     return VectorState(MODEL_NAME, index=_new_index())
@@ -190,8 +192,8 @@ def _search(state: VectorState, query: str, k: int, prefix: str, glob: str
         matches = state.index.search(vector, count, exact=count >= size)
         found = []
         for key, distance in zip(matches.keys, matches.distances, strict=True):
-            path, chunk = by_key[int(key)]
-            if _in_scope(path, prefix, glob):
+            path, chunk = by_key.get(int(key), ("", None))
+            if chunk is not None and _in_scope(path, prefix, glob):
                 found.append((round(1.0 - float(distance), 4), path, chunk))
         if len(found) >= k or count >= size:
             return found[:k]

@@ -105,6 +105,15 @@ def _write(folder: int, name: str, data: bytes) -> None:
     os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
 
 
+def _sweep(folder: int) -> None:
+    """Remove the temporary files of a call that was killed while it wrote (the lock is held:
+    no other call is writing)."""
+    for name in os.listdir(folder):
+        if name.startswith((".manifest.json.", ".index.usearch.")):
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=folder)
+
+
 def _lock(folder: int, cancel: CancelFlag, deadline: float) -> int:
     descriptor = os.open("lock", os.O_RDWR | os.O_CREAT | _FLAGS, 0o600, dir_fd=folder)
     while True:
@@ -172,6 +181,7 @@ def held_state(sandbox: SandboxPolicy, root: Path, model: str, cancel: CancelFla
     try:
         lock = _lock(folder, cancel, time.monotonic() + sandbox.timeout_s)
         try:
+            _sweep(folder)
             state = _decode(_read(folder, "manifest.json"), model)
             index = _read(folder, "index.usearch") if state is not None else None
             yield HeldState(folder, state if index is not None else None, index)

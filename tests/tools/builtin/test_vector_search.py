@@ -174,3 +174,19 @@ def test_each_root_keeps_its_own_index(tmp_path, tmp_path_factory):
     assert "Cats" in first[0]["snippet"] and "Retries" in second[0]["snippet"]
     assert (other / ".autobyteus" / "vector" / "manifest.json").exists()
     assert "Cats" in search.run({"query": "cats"}, context)[0]["snippet"]  # not overwritten
+
+
+def test_a_call_killed_between_its_two_writes_leaves_a_state_that_is_rebuilt(run, tmp_path):
+    (tmp_path / "retry.md").write_text(RETRY)
+    run("search.vector", query="retries")
+    state = tmp_path / ".autobyteus" / "vector"
+    old_manifest = (state / "manifest.json").read_bytes()
+    (tmp_path / "retry.md").write_text("# Deploys\nDeploys happen on Fridays.\n")  # one chunk
+    run("search.vector", query="deploys")
+    # killed after the index was renamed into place, before the manifest was: the new index
+    # (new keys) beside the old manifest, and the temporary file of the manifest left behind
+    (state / "manifest.json").write_bytes(old_manifest)
+    (state / ".manifest.json.0123456789ab").write_bytes(b"half written")
+    found = run("search.vector", query="when do we deploy")
+    assert found[0]["path"] == "retry.md" and "Fridays" in found[0]["snippet"]
+    assert not (state / ".manifest.json.0123456789ab").exists()
