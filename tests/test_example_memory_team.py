@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 pytest.importorskip("wordllama", reason="the example needs the vector extra")
 pytest.importorskip("py_mini_racer", reason="the example needs the js extra")

@@ -25,16 +25,16 @@ import pykka
 
 from autobyteus_like.errors import LLMError, ToolFailure
 from autobyteus_like.events import LLMResponseCompleted
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.cancellation import Cancellation
-from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.tool_context import CancelFlag
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._cancellation import Cancellation
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.tools._context import CancelFlag
+from autobyteus_like.tools._invocation import ErrorCode
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
     from autobyteus_like.hooks import AgentHooks
-    from autobyteus_like.hooks.protocol import TurnView
+    from autobyteus_like.hooks._protocol import TurnView
 
 OnActorRun = Callable[["AgentHooks", "TurnView | None"], Any]
 """Run on the actor's thread with its hooks and its turn in progress (None between turns)."""

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 __all__ = ["WorkingSetOwner", "working_set_of", "working_set_processors", "working_set_record"]
 
 if TYPE_CHECKING:
-    from autobyteus_like.agent.config import AgentConfig
-    from autobyteus_like.store.session import Session
+    from autobyteus_like.agent._config import AgentConfig
+    from autobyteus_like.store._session import Session
+    from autobyteus_like.tools._registry import ToolRegistry
     from autobyteus_like.tools.builtin._working_set import WorkingSet
-    from autobyteus_like.tools.registry import ToolRegistry
 
 
 class WorkingSetOwner(Protocol):

@@ -15,16 +15,16 @@ import os
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.history.history_messages import (
+from autobyteus_like.history._messages import (
     AssistantMessage,
     HistoryMessage,
     ToolResultsMessage,
     UserMessage,
 )
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._sandbox import SandboxPolicy
 from autobyteus_like.tools.builtin._memory import read_text
 from autobyteus_like.tools.builtin._working_set import WorkingSet
-from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["HOT_FILE_CHARS", "HOT_HEADING", "HOT_TOTAL_CHARS", "working_set_context"]
 

@@ -1,15 +1,15 @@
 """The builtin tools: files, search, commands, Python, JavaScript and memory, all inside the
 agent's sandbox (docs/builtin-tools.md)."""
 
-from autobyteus_like.extras import missing_package
+from autobyteus_like._extras import missing_package
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._registry import ToolRegistry
+from autobyteus_like.tools.builtin._fs import fs_tools
 from autobyteus_like.tools.builtin._js import js_tool
 from autobyteus_like.tools.builtin._memory import memory_tools
+from autobyteus_like.tools.builtin._process import process_tools
+from autobyteus_like.tools.builtin._search import search_tool
 from autobyteus_like.tools.builtin._vector_search import vector_tool
-from autobyteus_like.tools.builtin.fs_tools import fs_tools
-from autobyteus_like.tools.builtin.process_tools import process_tools
-from autobyteus_like.tools.builtin.search_tool import search_tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.registry import ToolRegistry
 
 __all__ = ["TOOL_EXTRAS", "absent_tool", "builtin_tools", "js_tool", "memory_tools",
            "vector_tool"]

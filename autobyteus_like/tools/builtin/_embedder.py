@@ -9,9 +9,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from autobyteus_like._extras import missing_package
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.extras import missing_package
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools._invocation import ErrorCode
 
 __all__ = ["DIMENSIONS", "MODEL_NAME", "embed"]
 

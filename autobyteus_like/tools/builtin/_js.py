@@ -1,7 +1,7 @@
 """``js.exec`` (seed 001 §3.3): JavaScript in a V8 isolate, in a supervised child process.
 
 The isolate (``mini-racer``) runs in its own process (``_js_child``) under the same supervisor
-as ``python.exec`` (``process_tools.run_process``): a fatal out-of-memory in V8 takes down the
+as ``python.exec`` (``_process.run_process``): a fatal out-of-memory in V8 takes down the
 child, never the agent, and whatever happens the child is killed at the deadline. Inside, the
 script sees plain V8: no file system, network, process or Python access; ``input_json`` is a
 global; ``console.log`` (and ``info``/``warn``/``error``/``debug``) lines come back as ``logs``;
@@ -24,12 +24,12 @@ import tempfile
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ErrorCode
 from autobyteus_like.tools.builtin import _js_child
-from autobyteus_like.tools.builtin.process_tools import run_process
-from autobyteus_like.tools.decorator import tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools.builtin._process import run_process
 
 __all__ = ["DEFAULT_MAX_MEMORY", "js_tool"]
 

@@ -18,13 +18,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.tools.builtin.fs_tools import _write
-from autobyteus_like.tools.decorator import tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.sandbox_files import check_regular, open_for_reading, read_at_most
-from autobyteus_like.tools.sandbox_root import refusal
-from autobyteus_like.tools.tool_context import SideLLM, ToolContext
+from autobyteus_like.tools._context import SideLLM, ToolContext
+from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ErrorCode
+from autobyteus_like.tools._sandbox_files import check_regular, open_for_reading, read_at_most
+from autobyteus_like.tools._sandbox_root import refusal
+from autobyteus_like.tools.builtin._fs import _write
 
 __all__ = ["MAX_TARGETS", "PathHint", "memory_tools", "pieces", "read_text"]
 

@@ -4,7 +4,7 @@ Files are cut into chunks of a few lines, each embedded by WordLlama (``_embedde
 usearch index kept in the state folder of the scope's root (``_vector_state``). Every call
 brings the index up to date first, incrementally: a file whose size, modification time or
 inode changed is embedded again, a file gone from the scope is dropped, the rest is left
-alone. The tree is walked exactly as ``search.lexical`` walks it (``search_tool``):
+alone. The tree is walked exactly as ``search.lexical`` walks it (``_search``):
 symlinked directories not entered, a symlinked file used only where its resolution stays
 beneath the root, FIFOs, devices, hard-linked files (unless allowed), binary files and files
 over ``max_read_bytes`` skipped. Bounded: at most ``MAX_CHUNKS`` chunks in an index, ``k`` at
@@ -19,20 +19,20 @@ import os
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ErrorCode
+from autobyteus_like.tools._sandbox_root import refusal
+from autobyteus_like.tools._sandbox_tree import open_directory, walk_tree
 from autobyteus_like.tools.builtin._embedder import DIMENSIONS, MODEL_NAME, embed
+from autobyteus_like.tools.builtin._search import _file_data, _open_entry
 from autobyteus_like.tools.builtin._vector_state import (
     STATE_DIR,
     Chunk,
     VectorState,
     held_state,
 )
-from autobyteus_like.tools.builtin.search_tool import _file_data, _open_entry
-from autobyteus_like.tools.decorator import tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.sandbox_root import refusal
-from autobyteus_like.tools.sandbox_tree import open_directory, walk_tree
-from autobyteus_like.tools.tool_context import ToolContext
 
 __all__ = ["MAX_CHUNKS", "MAX_K", "chunk_lines", "vector_tool"]
 

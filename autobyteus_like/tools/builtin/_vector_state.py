@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.tools.sandbox_files import read_at_most, write_all
-from autobyteus_like.tools.tool_context import CancelFlag
+from autobyteus_like.tools._context import CancelFlag
+from autobyteus_like.tools._invocation import ErrorCode
+from autobyteus_like.tools._sandbox import SandboxPolicy
+from autobyteus_like.tools._sandbox_files import read_at_most, write_all
 
 __all__ = ["STATE_DIR", "Chunk", "VectorState", "held_state"]
 

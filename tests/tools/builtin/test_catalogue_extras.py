@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from autobyteus_like.tools import builtin_tools
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "memory_team.yaml"

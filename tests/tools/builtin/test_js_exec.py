@@ -7,7 +7,7 @@ import pytest
 
 from autobyteus_like import ErrorCode
 from autobyteus_like.tools import ToolFailure, builtin_tools
-from autobyteus_like.tools.builtin.process_supervisor import descendants
+from autobyteus_like.tools.builtin._process_supervisor import descendants
 
 pytest.importorskip("py_mini_racer", reason="js.exec needs the js extra")
 
@@ -73,7 +73,7 @@ def test_output_limits_and_bad_arguments(run):
 
 def test_a_cancelled_call_stops_at_once_and_leaves_no_process(tmp_path):
     from autobyteus_like.tools import SandboxPolicy, ToolContext
-    from autobyteus_like.tools.tool_context import CancelFlag
+    from autobyteus_like.tools._context import CancelFlag
 
     cancel = CancelFlag()
     cancel.set()  # the agent stopped (or the call's deadline passed) as it started

@@ -108,7 +108,7 @@ def test_the_working_set_is_bounded_and_the_latest_advice_wins():
 
 def test_huge_hot_files_are_cut(tmp_path):
     from autobyteus_like.history._hot_paths import HOT_FILE_CHARS, working_set_context
-    from autobyteus_like.history.history_messages import UserMessage
+    from autobyteus_like.history._messages import UserMessage
 
     (tmp_path / "huge.md").write_text("y" * (HOT_FILE_CHARS * 3))
     working_set = WorkingSet({"hot": [{"path": "huge.md", "why": "w"}]})
@@ -142,7 +142,7 @@ def test_the_working_set_is_kept_with_the_session_and_restored(tmp_path):
 
 def test_a_hot_file_swapped_for_a_link_out_is_never_sent(tmp_path, tmp_path_factory):
     from autobyteus_like.history._hot_paths import working_set_context
-    from autobyteus_like.history.history_messages import UserMessage
+    from autobyteus_like.history._messages import UserMessage
 
     outside = tmp_path_factory.mktemp("outside")
     (outside / "secret.md").write_text("the secret\n")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, SandboxPolicy, ScriptedLLM
-from autobyteus_like.llm.spec import LLMSpec
+from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools.builtin import memory_tools
 from tests.llama_server import NATIVE_MODEL
 

@@ -14,7 +14,7 @@ from autobyteus_like import (
     ScriptedLLM,
     UsageLimitExceededError,
 )
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 from autobyteus_like.tools import ToolContext, ToolFailure, builtin_tools
 from autobyteus_like.usage import UsageLimits
 

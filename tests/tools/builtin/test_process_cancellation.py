@@ -117,7 +117,7 @@ def test_a_cancelled_call_is_a_timeout_saying_so(tmp_path):
     its stdin) is a TIMEOUT that says why, not a supervisor crash."""
     from autobyteus_like.errors import ToolFailure
     from autobyteus_like.tools import ToolContext
-    from autobyteus_like.tools.tool_context import CancelFlag
+    from autobyteus_like.tools._context import CancelFlag
 
     cancel = CancelFlag()
     cancel.set()

@@ -127,7 +127,7 @@ def test_two_calls_at_once_share_one_index(run, tmp_path):
 
 def test_a_cancelled_call_keeps_what_it_embedded(tmp_path):
     from autobyteus_like.tools import SandboxPolicy, ToolContext
-    from autobyteus_like.tools.tool_context import CancelFlag
+    from autobyteus_like.tools._context import CancelFlag
 
     (tmp_path / "a.md").write_text(RETRY)
     cancel = CancelFlag()
