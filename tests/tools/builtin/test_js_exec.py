@@ -69,6 +69,8 @@ def test_output_limits_and_bad_arguments(run):
                code="for (let i = 0; i < 10000; i++) console.log('line ' + i); 1")["logs"]
     assert sum(len(line) for line in logs) <= 1000
     assert failure(run, "js.exec", code="1", timeout_ms=0).code == ErrorCode.INVALID_ARGS
+    assert failure(run, "js.exec", code="1;" + " " * 1_000_000).code == \
+        ErrorCode.QUOTA_EXCEEDED  # refused before any process starts
 
 
 def test_a_cancelled_call_stops_at_once_and_leaves_no_process(tmp_path):
