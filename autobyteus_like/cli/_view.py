@@ -118,11 +118,13 @@ class EventView:
 
 
 class JsonView(EventView):
-    """One JSON object per line: every event, remarks, and a final ``RunSummary``."""
+    """One JSON object per line: every event, remarks, and a final ``RunSummary`` (whose
+    ``answer`` is the JSON value a typed coordinator answered, with ``typed``, not its text)."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, typed: bool = False) -> None:
         super().__init__()
         self._out = out
+        self._typed = typed
 
     def _line(self, data: dict[str, Any]) -> None:
         self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
@@ -141,7 +143,8 @@ class JsonView(EventView):
         self._line({
             "type": "RunSummary",
             "finished": error is None,
-            "answer": outcome.answer if outcome is not None and error is None else None,
+            "answer": self._answer(outcome.answer) if outcome is not None and error is None
+            else None,
             "error": error,
             "elapsed_s": round(elapsed, 3),
             "messages": self.messages,
@@ -150,6 +153,15 @@ class JsonView(EventView):
                        for agent, counts in self.shown_stats().items()},
             **({"usage": usage.as_json()} if usage is not None else {}),
         })
+
+
+    def _answer(self, answer: str) -> Any:
+        if not self._typed:
+            return answer
+        try:
+            return json.loads(answer)  # a typed answer travels as JSON text
+        except ValueError:
+            return answer
 
 
 def run_error(outcome: TeamQuiescent | None, error: str | None) -> str | None:
