@@ -116,7 +116,11 @@ class AgentActor(FastInboxActor):
         self.ctx.hooks = compose([*hooks, log, *config.hooks])
         services.use_hooks(self.ctx.hooks)  # the wrapping hooks, around requests and calls
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
-        self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
+        try:
+            self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
+        except Exception as exc:  # nothing has started to fail: said, and the agent goes on
+            self.ctx.report_error(f"the start of the run could not be recorded "
+                                  f"({hook_failure(exc)})", type(exc).__name__)
         if snapshot is not None:
             from autobyteus_like.handlers.turn_resume import restore_context
 

@@ -57,8 +57,9 @@ def run_over(ctx: AgentContext) -> UsageLimitExceededError | None:
 
 
 def not_made(ctx: AgentContext, kinds: Iterable[CallKind]) -> None:
-    """Requests or calls the hooks admitted that will not be made after all (the run ended or
-    the agent stopped before their threads took them): released, so no count holds them."""
+    """Requests or calls the hooks admitted that will not be made after all (a hook failed or
+    a verdict ended the run before they went, the run ended or the agent stopped before their
+    threads took them): released, so no count holds them. A release that fails is reported."""
     turn = ctx.turn
     for kind in kinds:
         if turn is None:
@@ -114,11 +115,11 @@ def request_llm(ctx: AgentContext) -> None:
     try:
         ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
     except BaseException:
-        ctx.hooks.release(turn, "llm_calls")  # never sent: not counted
+        not_made(ctx, ("llm_calls",))  # never sent: not counted
         raise
     error = ctx.hooks.verdict()
     if error is not None:  # a verdict (a teammate's limit, a hook's own) stops it before it
-        ctx.hooks.release(turn, "llm_calls")  # goes: not counted
+        not_made(ctx, ("llm_calls",))  # goes: not counted
         ctx.end_run(error)
         return
     ctx.set_status(AgentStatus.THINKING)
@@ -214,7 +215,7 @@ def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
     try:
         ctx.hooks.call_running(turn, slot)  # a session writer commits it before it starts
     except BaseException:
-        ctx.hooks.release(turn, "tool_calls")  # never started: not counted
+        not_made(ctx, ("tool_calls",))  # never started: not counted
         raise
     if ctx.wants(ToolStarted):
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))

@@ -15,8 +15,9 @@ point:
   it may call (once, several times, with a changed request or call), whose outcome it may
   replace, or not call at all. The first hook given is the outermost. A model request is
   wrapped on the agent's LLM worker, a tool call on the thread that runs it (an async tool's
-  body still runs on its loop): never on the actor's thread. Only hooks that override a wrap
-  point are in its chain; without one the request or call runs as it would anyway.
+  body still runs on its loop): never on the actor's thread, and on several threads at once
+  when calls run in parallel. Only hooks that override a wrap point are in its chain; without
+  one the request or call runs as it would anyway.
 - **Admit** (``admit_early``, ``claim`` with its ``release``, ``verdict``): a decision, asked
   on the actor thread. ``claim`` admits one LLM request or tool call about to be made (a meter
   counts it there, under its budget's lock); when an admitted request or call is then not made
@@ -130,7 +131,8 @@ class AgentHooks:
     def run_started(self, end_run: Callable[[UsageLimitExceededError], None]) -> None:
         """The agent's run begins (its actor is being built, on the thread starting it).
         ``end_run`` ends the run from any thread: a limit kept elsewhere (a team's, crossed by
-        a teammate) calls it; the turn machine then ends the run on its own thread."""
+        a teammate) calls it; the turn machine then ends the run on its own thread. A hook
+        that raises here is reported and the agent goes on."""
 
     # -- messages ------------------------------------------------------------------------------
 

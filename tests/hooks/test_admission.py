@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, ToolContext, tool
-from autobyteus_like.errors import UsageLimitExceededError
+from autobyteus_like.errors import AgentTurnError, UsageLimitExceededError
 from autobyteus_like.hooks import compose
 from autobyteus_like.usage.budget import RunBudget
 from autobyteus_like.usage.usage_limits import UsageLimits
@@ -130,3 +130,30 @@ def test_a_call_still_waiting_for_a_thread_when_the_agent_stops_is_not_counted()
         assert holding.wait(5)
     assert started == ["hold"]
     assert agent.usage.run.tool_calls == 1  # quick was admitted, never began: given back
+
+
+@pytest.mark.parametrize("point", ["request_sent", "call_running"])
+def test_a_hook_that_fails_after_the_claim_leaves_the_request_or_call_uncounted(point):
+    started: list[str] = []
+
+    def fail_once(self: AgentHooks, *args: object) -> None:
+        if not self.failed:  # type: ignore[attr-defined]
+            self.failed = True  # type: ignore[attr-defined]
+            raise RuntimeError(f"cannot record {point}")
+
+    Failing = type("Failing", (AgentHooks,), {point: fail_once, "failed": False})
+
+    @tool
+    def note() -> str:
+        """Note it."""
+        started.append("note")
+        return "noted"
+
+    llm = ScriptedLLM([json.dumps({"name": "note", "arguments": {}}), "done", "again"])
+    config = AgentConfig(name="a", llm=llm, tools=[note], tool_format="json",
+                         hooks=[Failing()])
+    with Agent(config) as agent:
+        with pytest.raises(AgentTurnError, match=f"Failing.{point} raised"):
+            agent.run("go", timeout=10)
+        usage = agent.usage.run
+    assert (usage.llm_calls, usage.tool_calls) == (len(llm.requests), len(started))
