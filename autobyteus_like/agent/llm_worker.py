@@ -158,7 +158,6 @@ class LLMWorker:
         else:
             self._post(completed)
 
-
     def _open(self, call: LLMCall) -> Iterable[LLMChunk]:
         """The request itself, at the centre of the wrapping hooks."""
         return self._llm.stream(call.request, self._cancel)

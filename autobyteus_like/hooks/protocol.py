@@ -28,13 +28,13 @@ An exception from a hook fails the turn at once (a session store that cannot be 
 not let the turn go on unrecorded): the hooks after it in the composite are not called for that
 point, and the turn's error names the hook and the point (``MyHooks.call_running raised ...``).
 A wrapping hook that raises is named the same way in what the turn gets: the failed model
-request, or the tool call's result. Where nothing is left to fail (``turn_ended``,
-``run_ended``, ``conversation_reset``, ``close``) the failure is reported and the agent goes
-on. A hook runs on the actor's thread (save the wrap points), so a slow one holds the agent
-up; it may ``send`` to its own agent or ``stop`` it (the stop happens after the current step),
-but a call that waits for the agent (``run``, ``approve``, ``history``) raises
-``OwnThreadError`` there. The hooks are fixed when the config is made (``AgentConfig.hooks`` is
-a tuple).
+request, or the tool call's result. Where nothing is left to fail (``run_started``,
+``turn_ended``, ``run_ended``, ``conversation_reset``, ``close``, ``release``) the failure is
+reported and the agent goes on. A hook runs on the actor's thread (save the wrap points), so
+a slow one holds the agent up; it may ``send`` to its own agent or ``stop`` it (the stop
+happens after the current step), but a call that waits for the agent (``run``, ``approve``,
+``history``) raises ``OwnThreadError`` there. The hooks are fixed when the config is made
+(``AgentConfig.hooks`` is a tuple).
 """
 
 from __future__ import annotations
@@ -111,7 +111,6 @@ class LLMCall:
     def replace(self, **changes: Any) -> LLMCall:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
-
 
 
 class AgentHooks:

@@ -3,6 +3,8 @@ calling only the hooks that implement it; the first verdict that ends the run wi
 
 from __future__ import annotations
 
+import pytest
+
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks import AgentHooks, CompositeHooks, compose
 
@@ -64,3 +66,18 @@ def test_the_first_verdict_that_ends_the_run_wins():
 def test_a_durable_hook_makes_calls_wait_for_the_whole_response():
     assert compose([Recorder("a", []), Durable()]).admit_early(object(), object()) is False
     assert compose([Recorder("a", []), Judge(None)]).admit_early(object(), object()) is True
+
+
+def test_the_old_whole_response_flag_still_holds_calls_and_says_it_is_deprecated():
+    with pytest.warns(DeprecationWarning, match="admit_early"):
+        class Old(AgentHooks):
+            needs_whole_response = True
+
+    class Streaming:
+        response_done = False
+
+    class Whole:
+        response_done = True
+
+    assert compose([Old()]).admit_early(Streaming(), object()) is False
+    assert compose([Recorder("a", []), Old()]).admit_early(Whole(), object()) is True
