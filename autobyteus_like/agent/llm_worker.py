@@ -57,22 +57,25 @@ class LLMWorker:
         self._cancel = cancel
         self._wrapping = tuple(wrapping)
         self._queued: set[int] = set()
-        """Requests sent and not yet begun (under ``_lock``)."""
-        self._lock = threading.Lock()
+        """Requests sent and not yet begun: whoever removes one first (its stream beginning,
+        or ``withdraw``) has it; each ``set.remove`` is one atomic step, so no lock."""
         self._pool = WorkerPool(f"{agent}-llm", 1, LLM_THREAD_IDLE_S,
                                 started=lambda thread: _keep(threads, thread))
 
     def send(self, request_no: int, request: LLMRequest, turn_id: int = 0) -> None:
         """Stream ``request`` (the turn's ``request_no``) after those sent before it."""
-        with self._lock:
-            self._queued.add(request_no)
+        self._queued.add(request_no)
         self._pool.submit(self._stream, request_no, request, turn_id)
 
     def withdraw(self) -> int:
         """Requests sent and not begun are never made (the run ended): how many."""
-        with self._lock:
-            count = len(self._queued)
-            self._queued.clear()
+        count = 0
+        for number in list(self._queued):
+            try:
+                self._queued.remove(number)
+            except KeyError:  # its stream began first
+                continue
+            count += 1
         return count
 
     def stop(self) -> None:
@@ -81,10 +84,10 @@ class LLMWorker:
         self._pool.shutdown(wait=False)
 
     def _stream(self, number: int, request: LLMRequest, turn_id: int) -> None:
-        with self._lock:
-            if number not in self._queued:
-                return  # withdrawn before it began
-            self._queued.discard(number)
+        try:
+            self._queued.remove(number)
+        except KeyError:
+            return  # withdrawn before it began
         usage, last = None, ""
         finished: LLMChunk | None = None
         carried: list[dict[str, object]] = []
