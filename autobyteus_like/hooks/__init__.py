@@ -13,9 +13,9 @@ Implementations see the turn and its calls through ``TurnView`` and ``CallView``
 agent's context), so nothing here or in them imports the turn machine.
 """
 
-from autobyteus_like.hooks.composite import CompositeHooks, compose
-from autobyteus_like.hooks.protocol import AgentHooks, CallKind, CallView, LLMCall, TurnView
-from autobyteus_like.tools.middleware import ToolCall
+from autobyteus_like.hooks._composite import CompositeHooks, compose
+from autobyteus_like.hooks._protocol import AgentHooks, CallKind, CallView, LLMCall, TurnView
+from autobyteus_like.tools._middleware import ToolCall
 
 __all__ = ["AgentHooks", "CallKind", "CallView", "CompositeHooks", "LLMCall", "ToolCall",
            "TurnView", "compose"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from autobyteus_like.hooks.composite import CompositeHooks
-from autobyteus_like.hooks.culprit import failing_wrapper
-from autobyteus_like.hooks.protocol import AgentHooks, overrides
+from autobyteus_like.hooks._composite import CompositeHooks
+from autobyteus_like.hooks._culprit import failing_wrapper
+from autobyteus_like.hooks._protocol import AgentHooks, overrides
 
 if TYPE_CHECKING:
-    from autobyteus_like.llm.messages import LLMChunk
+    from autobyteus_like.llm._messages import LLMChunk
 
 __all__ = ["Chain", "WrapPoint", "wrappers"]
 

@@ -17,8 +17,8 @@ ROOT = Path(autobyteus_like.__file__).parent
 WATCHERS = ("hook", "session", "store", "meter", "tracer", "span", "journal", "writer", "log")
 """What a handler must never ask about: all of it is behind ``ctx.hooks``."""
 TURN_ENDINGS = {"complete_turn", "end_run", "run_over", "refuse"}
-"""The turn machine's own ways to end a turn or a run (handlers/turn_steps.py, run_end.py)."""
-DRIVER = "agent/actor.py"
+"""The turn machine's own ways to end a turn or a run (handlers/_turn_steps.py, run_end.py)."""
+DRIVER = "agent/_actor.py"
 
 
 def _trees(under: str | None = None) -> dict[str, ast.AST]:
@@ -124,7 +124,7 @@ def test_no_hook_is_a_special_case_of_the_turn_machine_or_its_driver():
     hooks = _hook_classes(trees)
     assert {"AgentMeter", "SessionWriter", "CompositeHooks"} <= hooks
     special = {path: found for path, tree in trees.items()
-               if path.startswith("handlers/") or path in (DRIVER, "agent/turn_services.py")
+               if path.startswith("handlers/") or path in (DRIVER, "agent/_turn_services.py")
                if (found := _special_cases(tree, hooks))}
     assert not special, f"hooks special-cased by the turn machine: {special}"
 

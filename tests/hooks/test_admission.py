@@ -13,8 +13,8 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, ToolContext, tool
 from autobyteus_like.errors import AgentTurnError, UsageLimitExceededError
 from autobyteus_like.hooks import compose
-from autobyteus_like.usage.budget import RunBudget
-from autobyteus_like.usage.usage_limits import UsageLimits
+from autobyteus_like.usage._budget import RunBudget
+from autobyteus_like.usage._limits import UsageLimits
 
 
 class Counter(AgentHooks):

@@ -18,7 +18,7 @@ from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, tool
 from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.hooks import LLMCall, ToolCall, compose
 from autobyteus_like.hooks._wrapping import wrappers
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message
 
 
 def call(name: str, **arguments: object) -> str:
