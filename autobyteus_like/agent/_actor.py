@@ -35,6 +35,7 @@ from autobyteus_like.agent._member_replies import fail_every
 from autobyteus_like.agent._publication import Publication
 from autobyteus_like.agent._quiet_wakeup import wake_quietly
 from autobyteus_like.agent._session_log import SessionLog, SessionLogHooks
+from autobyteus_like.agent._side_requests import OnActor, SideRequests
 from autobyteus_like.agent._subscription import EventPublisher
 from autobyteus_like.agent._turn_checks import turn_checks
 from autobyteus_like.agent._turn_services import TurnServices
@@ -60,11 +61,13 @@ from autobyteus_like.handlers._scheduling import SlotState
 from autobyteus_like.handlers._turn_steps import complete_turn, not_made, run_over
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks._culprit import failing_hook, hook_failure
+from autobyteus_like.llm._base import LLM
 from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.usage._limit_event import UsageLimitReached
 
 if TYPE_CHECKING:
     from autobyteus_like.store._restore import TurnSnapshot
+    from autobyteus_like.tools._context import WorkingSetView
 
 __all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
@@ -88,6 +91,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
+        working_set: WorkingSetView | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -116,6 +120,10 @@ class AgentActor(FastInboxActor):
         self.ctx.hooks = compose([*hooks, log, *config.hooks])
         services.use_hooks(self.ctx.hooks)  # the wrapping hooks, around requests and calls
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
+        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
+            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
+                                             services.cancel)
+        self.ctx.working_set = working_set
         try:
             self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
         except Exception as exc:  # nothing has started to fail: said, and the agent goes on
@@ -174,6 +182,8 @@ class AgentActor(FastInboxActor):
             return None
         elif isinstance(message, ResumeTurns):
             self._resume(message)
+        elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
+            return message.run(self.ctx.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None
