@@ -92,7 +92,7 @@ class TurnState:
     mail_id: str | None = None
     """The team message this turn answers (a session records its answer)."""
     deferred: list[ToolInvocation] = field(default_factory=list)
-    """When the hooks need the whole response first (a session's writer): calls parsed while
+    """Calls the hooks did not admit early (``admit_early``; a session's writer): parsed while
     the response streams, asked about and started only once the response is complete."""
     failed: dict[str, ToolResult] = field(default_factory=dict)
     """This response's parse-error results by call id (stored with the response)."""
@@ -151,8 +151,6 @@ class AgentContext:
         self.requests = 0
         self.hooks = hooks if hooks is not None else AgentHooks()
         """Everything that watches or persists the turn (called at every step)."""
-        self.whole_response_first = self.hooks.needs_whole_response
-        """Calls are asked about only once their response is complete (and stored)."""
         self.end_run = end_run
         """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
         self.side_llm: SideLLM | None = None
