@@ -204,8 +204,8 @@ class RichView(EventView):
     def _flush_prose(self, agent: str) -> None:
         """What the agent wrote so far, before the call or the end that follows it."""
         prose = "".join(self._prose.pop(agent, [])).strip()
-        if prose:
-            self._say(agent, "", f"says: {self._short(prose, 160)}")
+        if prose:  # whole: what the model said is never cut
+            self._say(agent, "", f"says: {escaped(prose)}")
 
     def show(self, event: AgentEvent) -> None:
         super().show(event)

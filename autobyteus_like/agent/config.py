@@ -92,9 +92,13 @@ class AgentConfig(ConfigModel):
     """False: one call per reply (native: the provider's switch; text: the manifest says so
     and further calls get an error result). None: the provider's default."""
     auto_execute_tools: bool = True
-    approval_policy: Literal["all", "marked"] = "all"
-    """With ``auto_execute_tools=False``: ask for every call, or only for tools marked
-    ``requires_approval``."""
+    """Whether calls to unmarked tools run unasked. A tool marked ``requires_approval`` or
+    ``dangerous`` waits for approve()/deny() whatever this says (``approval_policy``)."""
+    approval_policy: Literal["all", "marked", "auto_approve_marked"] = "all"
+    """With ``auto_execute_tools=False``: ``all`` asks for every call, ``marked`` only for
+    marked tools. ``auto_approve_marked`` runs tools marked ``requires_approval`` unasked (the
+    only way to waive the mark); ``dangerous`` tools always wait (``tools.waits_for_approval``,
+    docs/approvals.md)."""
     tool_execution: Literal["parallel", "sequential"] | None = None
     """How a response's calls run: all at once, or one after another. By default the
     ``execute`` format runs its batch in order, as its protocol says (seed 000), and every

@@ -7,6 +7,11 @@ from autobyteus_like.errors import (
     ToolFailure,
     UnknownToolError,
 )
+from autobyteus_like.tools._approval import (
+    APPROVAL_POLICIES,
+    ApprovalPolicyName,
+    waits_for_approval,
+)
 from autobyteus_like.tools.base_tool import BaseTool
 from autobyteus_like.tools.decorator import tool
 from autobyteus_like.tools.definition import ToolDefinition
@@ -26,6 +31,8 @@ def builtin_tools() -> ToolRegistry:
 
 
 __all__ = [
+    "APPROVAL_POLICIES",
+    "ApprovalPolicyName",
     "BaseTool",
     "DuplicateToolError",
     "ErrorCode",
@@ -43,4 +50,5 @@ __all__ = [
     "UnknownToolError",
     "builtin_tools",
     "tool",
+    "waits_for_approval",
 ]
