@@ -8,12 +8,12 @@ import itertools
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic
 
 import pykka
 
 from autobyteus_like.agent.actor_messages import ConversationQuery
-from autobyteus_like.agent.answer_stream import AnswerStream, AsyncAnswerStream
+from autobyteus_like.agent.answer_stream import AnswerStream, AsyncAnswerStream, OutputT
 from autobyteus_like.agent.member_replies import on_own_thread
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import AgentEvent, ConversationReset
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentConversation"]
 
 
-class AgentConversation:
+class AgentConversation(Generic[OutputT]):
     """``history``, ``history_json``, ``stream`` and ``astream`` over an agent's own surface."""
 
     name: str
@@ -50,19 +50,19 @@ class AgentConversation:
 
         def _tell(self, event: AgentEvent) -> None: ...
 
-        def answer(self, text: str) -> Any: ...
+        def answer(self, text: str) -> OutputT: ...
 
         def events(self, into: EventSubscription | None = None) -> EventSubscription: ...
 
     def stream(self, text: str, *, history: Iterable[HistoryMessage] | None = None
-               ) -> AnswerStream:
+               ) -> AnswerStream[OutputT]:
         """``with agent.stream(message) as s:`` the turn as it happens: ``s.text()`` (the
         model's text as it arrives, calls' markup excluded), ``s.events()``, ``s.result()``."""
         return AnswerStream(self.name, self.events,
                             lambda: self._submit(text, history=history), self.answer)
 
     def astream(self, text: str, *, history: Iterable[HistoryMessage] | None = None
-                ) -> AsyncAnswerStream:
+                ) -> AsyncAnswerStream[OutputT]:
         """``async with agent.astream(message) as s:`` the same for asyncio code."""
         return AsyncAnswerStream(self.name, self.events,
                                  lambda: self._submit(text, history=history), self.answer)

@@ -56,6 +56,10 @@ def _a_hook(item: Any) -> Any:
     return item
 
 
+DEFAULT_EMPTY_REPLY_NUDGE = ("Your reply was empty: it had no text and no tool call. Answer "
+                             "the request, or call a tool.")
+"""What the model is told after an empty reply (``AgentConfig.empty_reply_nudge``)."""
+
 class AgentConfig(ConfigModel):
     """One agent: its LLM, tools, prompt and policies.
 
@@ -147,6 +151,9 @@ class AgentConfig(ConfigModel):
     """How the model gives the answer: by calling ``final_result`` (every format), or as
     JSON text under the provider's own structured output (OpenAI ``response_format``
     json_schema, Gemini's response schema; native tool format only)."""
+    empty_reply_nudge: str = Field(default=DEFAULT_EMPTY_REPLY_NUDGE, min_length=1)
+    """What the model is told after a reply with no text and no call; it is asked again once,
+    and a second empty reply ends the turn with an error saying the model returned nothing."""
     output_retries: int = Field(default=2, ge=0)
     """Wrong answers the model may correct in a turn; one more is ``OutputValidationError``."""
     output_validators: list[Callable[[Any], Any]] = Field(default_factory=list)

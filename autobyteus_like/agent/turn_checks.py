@@ -1,10 +1,12 @@
-"""The checks an agent runs where a turn would end or go on (``handlers.turn_verdict``): a
-tool's retry budget (``handlers.tool_retry_budget``), then the typed output."""
+"""The checks an agent runs where a turn would end or go on (``handlers.turn_verdict``): an
+empty reply (``handlers._empty_answer``), a tool's retry budget
+(``handlers.tool_retry_budget``), then the typed output."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from autobyteus_like.handlers._empty_answer import EmptyAnswerCheck
 from autobyteus_like.handlers.tool_retry_budget import ToolRetryBudget
 
 if TYPE_CHECKING:
@@ -14,9 +16,11 @@ if TYPE_CHECKING:
 __all__ = ["ToolRetryBudget", "turn_checks"]
 
 
-def turn_checks(config: AgentConfig) -> tuple[ToolRetryBudget | OutputCheck, ...]:
+def turn_checks(config: AgentConfig
+                ) -> tuple[EmptyAnswerCheck | ToolRetryBudget | OutputCheck, ...]:
     """The checks of an agent with this config (each a ``handlers.context.TurnCheck``)."""
-    checks: list[ToolRetryBudget | OutputCheck] = [ToolRetryBudget()]
+    checks: list[EmptyAnswerCheck | ToolRetryBudget | OutputCheck] = [
+        EmptyAnswerCheck(config.empty_reply_nudge), ToolRetryBudget()]
     spec = config.output_spec()
     if spec is not None:
         from autobyteus_like.handlers.output_check import OutputCheck

@@ -5,11 +5,17 @@ openai extra; so does ``openai_responses_llm.OpenAIResponsesLLM``)."""
 from autobyteus_like.llm.base import LLM, LLMError
 from autobyteus_like.llm.fallback import FallbackLLM
 from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedReply, ScriptExhaustedError
+from autobyteus_like.llm.scripted import (
+    FunctionLLM,
+    ScriptedLLM,
+    ScriptedReply,
+    ScriptExhaustedError,
+)
 
 __all__ = [
     "LLM",
     "FallbackLLM",
+    "FunctionLLM",
     "LLMChunk",
     "LLMError",
     "LLMRequest",
