@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 CALL = json.dumps({"name": "launch", "arguments": {"target": "moon"}})
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import AgentTurnError
-from autobyteus_like.handlers.turn_verdict import TurnVerdict
+from autobyteus_like.handlers._turn_verdict import TurnVerdict
 
 if TYPE_CHECKING:
-    from autobyteus_like.handlers.context import AgentContext
+    from autobyteus_like.handlers._context import AgentContext
 
 __all__ = ["EmptyAnswerCheck"]
 

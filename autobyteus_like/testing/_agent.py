@@ -9,14 +9,14 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any
 
-from autobyteus_like.agent.agent import Agent
-from autobyteus_like.agent.config import AgentConfig
+from autobyteus_like.agent._agent import Agent
+from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.events import AgentEvent, TurnCompleted
-from autobyteus_like.llm.scripted import ScriptedLLM, ScriptedResponse
+from autobyteus_like.llm._scripted import ScriptedLLM, ScriptedResponse
 from autobyteus_like.testing._approvals import Approvals, Recorder
-from autobyteus_like.testing.transcript import Transcript
-from autobyteus_like.tools.registry import ToolLike, ToolRegistry
+from autobyteus_like.testing._transcript import Transcript
+from autobyteus_like.tools._registry import ToolLike, ToolRegistry
 
 __all__ = ["SimulatedAgent", "scripted_agent"]
 

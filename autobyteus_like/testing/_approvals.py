@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from autobyteus_like.agent.subscription import EventSubscription
+from autobyteus_like.agent._subscription import EventSubscription
 from autobyteus_like.events import (
     AgentEvent,
     AgentStatus,
@@ -16,7 +16,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
     ToolStarted,
 )
-from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools._invocation import ToolInvocation
 
 __all__ = ["Approvals", "Recorder"]
 

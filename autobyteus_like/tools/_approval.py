@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.tools._definition import ToolDefinition
 
 __all__ = ["APPROVAL_POLICIES", "ApprovalPolicyName", "waits_for_approval"]
 

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from autobyteus_like.errors import AgentTurnError
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.llm._scripted import ScriptedReply
 
 
 def test_an_empty_reply_is_asked_again_once_with_the_nudge():

@@ -10,8 +10,8 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.events import AssistantTextDelta, LLMResponseCompleted, TurnCompleted
-from autobyteus_like.llm.messages import NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.llm._messages import NativeToolCall
+from autobyteus_like.llm._scripted import ScriptedReply
 
 PROSE = "The coder is on it; I will report when they answer."
 

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig, tool
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 from autobyteus_like.testing import FunctionLLM, scripted_agent, scripted_team
 
 launched: list[str] = []
