@@ -63,3 +63,17 @@ def test_validate_is_valid_and_warns_which_tools_will_wait(team, capsys):
     captured = capsys.readouterr()
     assert "valid team 't'" in captured.out
     assert "warning: member 'pilot': calls to launch will wait for approval" in captured.err
+
+
+def test_the_approve_hint_names_the_whole_command(team, tmp_path, capsys):
+    store = str(tmp_path / "s.db")
+    assert main(["run", *team, "-m", "go", "--session", "s", "--store", store]) == 3
+    err = capsys.readouterr().err
+    assert f"--tools {team[2]} --store {store}" in err  # the run's own resume command
+    call_id = err.split("autobyteus-like approve s ", 1)[1].split()[0]
+    assert main(["approve", "s", call_id, "--store", store]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (f"go on with `autobyteus-like run TEAM.yaml --session s --store {store} --tools ...`"
+            in said)
+    assert main(["run", *team, "--session", "s", "--store", store]) == 0
+    assert (tmp_path / "launched").read_text() == "moon"

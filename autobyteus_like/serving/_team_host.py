@@ -193,8 +193,9 @@ class TeamHost:
         if quiet is None:
             raise AgentTurnError(member or self.config.coordinator, "the team stopped")
         if member is None:
-            if quiet.error is not None:
-                raise AgentTurnError(self.config.coordinator, quiet.error)
+            if quiet.error is not None:  # said of the coordinator already: named once
+                prefix = f"agent {self.config.coordinator!r}: "
+                raise AgentTurnError(self.config.coordinator, quiet.error.removeprefix(prefix))
             return quiet.answer
         assert reply is not None  # a member is only asked with a message
         return reply.result(timeout=0)  # settled: the team is quiet
