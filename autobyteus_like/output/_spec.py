@@ -141,6 +141,11 @@ class OutputSpec:
             data = data[_WRAPPED]
         if not self.wrapped and not isinstance(data, dict):
             return False, NOT_AN_OBJECT
+        if not self.wrapped:  # a strict schema's null for an optional field: left out
+            optional = set(self.tool.shared_inline_schema.get("properties", {})) - set(
+                self.tool.shared_inline_schema.get("required", []))
+            data = {key: value for key, value in data.items()
+                    if not (value is None and key in optional)}
         try:
             if self._adapter is None:  # a JSON schema: checked as the tool's arguments are
                 bound = self.tool.bind({_WRAPPED: data} if self.wrapped else data)
