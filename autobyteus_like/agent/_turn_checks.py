@@ -5,7 +5,7 @@ the typed output."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.formats import NATIVE
 from autobyteus_like.handlers._empty_answer import EmptyAnswerCheck
@@ -14,14 +14,14 @@ from autobyteus_like.handlers._tool_retry_budget import ToolRetryBudget
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
-    from autobyteus_like.handlers._context import TurnCheck
 
 __all__ = ["ToolRetryBudget", "turn_checks"]
 
 
-def turn_checks(config: AgentConfig) -> tuple[TurnCheck, ...]:
-    """The checks of an agent with this config, in the order they are asked."""
-    checks: list[TurnCheck] = [EmptyAnswerCheck(config.empty_reply_nudge)]
+def turn_checks(config: AgentConfig) -> tuple[Any, ...]:
+    """The checks of an agent with this config, in the order they are asked (each a
+    ``handlers._context.TurnCheck``)."""
+    checks: list[Any] = [EmptyAnswerCheck(config.empty_reply_nudge)]
     choice = config.call_rules().choice
     if choice is not None and choice.forces_a_call and config.resolved_format() != NATIVE:
         checks.append(RequiredCallCheck(choice))  # a provider enforces it natively
