@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
     from autobyteus_like.agent._subscription import EventSubscription
     from autobyteus_like.formats import ToolFormat
+    from autobyteus_like.tools import ToolRegistry
 
 __all__ = ["AgentConversation"]
 
@@ -36,6 +37,7 @@ class AgentConversation(Generic[OutputT]):
     name: str
     config: AgentConfig
     format: ToolFormat
+    tools: ToolRegistry
     system_prompt: str
     _ref: pykka.ActorRef[AgentActor] | None
     _turn_ids: itertools.count[int]
@@ -80,7 +82,8 @@ class AgentConversation(Generic[OutputT]):
             with contextlib.suppress(pykka.ActorDeadError):
                 conversation = ref.ask(ConversationQuery(), timeout=30)  # type: ignore[assignment]
         if conversation is None:
-            _, seeded = from_history(parse_history(self.config.history or []), self.format)
+            _, seeded = from_history(parse_history(self.config.history or []), self.format,
+                                     self.tools)
             return to_history(seeded, self.format.name, self.system_prompt)
         system_prompt, messages = conversation
         return to_history(messages, self.format.name, system_prompt)
@@ -96,7 +99,7 @@ class AgentConversation(Generic[OutputT]):
         problems = history_problems(typed)
         if problems:
             raise ConfigError(f"agent {self.name!r}: history", problems)
-        _, messages = from_history(typed, self.format)
+        _, messages = from_history(typed, self.format, self.tools)
         self._tell(ConversationReset(agent=self.name, turn_id=next(self._turn_ids),
                                      history=tuple(messages)))
 
