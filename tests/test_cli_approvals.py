@@ -77,3 +77,6 @@ def test_the_approve_hint_names_the_whole_command(team, tmp_path, capsys):
             in said)
     assert main(["run", *team, "--session", "s", "--store", store]) == 0
     assert (tmp_path / "launched").read_text() == "moon"
+    # the summary's figures add up with its rows: the call before the resume is said (#35)
+    summary = " ".join(capsys.readouterr().out.split())
+    assert "2 LLM calls (1 before this process resumed the run), 1 tool calls" in summary
