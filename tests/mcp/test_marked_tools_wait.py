@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from autobyteus_like import Agent, AgentConfig, ScriptedLLM  # noqa: E402
-from autobyteus_like.events import ApprovalRequested, ToolResultReceived  # noqa: E402
-from autobyteus_like.mcp import MCPToolset  # noqa: E402
-from tests.agent.event_waits import wait_for  # noqa: E402
-from tests.mcp.server_processes import sdk_stdio  # noqa: E402
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM
+from autobyteus_like.events import ApprovalRequested, ToolResultReceived
+from autobyteus_like.mcp import MCPToolset
+from tests.agent.event_waits import wait_for
+from tests.mcp.server_processes import sdk_stdio
 
 
 def _call(name: str, **arguments: object) -> str:
