@@ -35,6 +35,7 @@ from autobyteus_like.agent._member_replies import fail_every
 from autobyteus_like.agent._publication import Publication
 from autobyteus_like.agent._quiet_wakeup import wake_quietly
 from autobyteus_like.agent._session_log import SessionLog, SessionLogHooks
+from autobyteus_like.agent._side_requests import OnActor, SideRequests
 from autobyteus_like.agent._subscription import EventPublisher
 from autobyteus_like.agent._turn_checks import turn_checks
 from autobyteus_like.agent._turn_services import TurnServices
@@ -62,12 +63,14 @@ from autobyteus_like.handlers._scheduling import SlotState
 from autobyteus_like.handlers._turn_steps import complete_turn, run_over
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks._culprit import failing_hook, hook_failure
+from autobyteus_like.llm._base import LLM
 from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.usage._limit_event import UsageLimitReached
 from autobyteus_like.usage._meter import AgentMeter
 
 if TYPE_CHECKING:
     from autobyteus_like.store._restore import TurnSnapshot
+    from autobyteus_like.tools._context import WorkingSetView
 
 __all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
@@ -91,6 +94,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
+        working_set: WorkingSetView | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -119,6 +123,10 @@ class AgentActor(FastInboxActor):
         self.ctx.hooks = compose([*hooks, log, *config.hooks])
         self.ctx.whole_response_first = self.ctx.hooks.needs_whole_response
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
+        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
+            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
+                                             services.cancel)
+        self.ctx.working_set = working_set
         for hook in hooks:
             if isinstance(hook, AgentMeter):  # a teammate may end the run (any thread)
                 hook.budget.on_exceeded(self._limit_crossed)
@@ -175,6 +183,8 @@ class AgentActor(FastInboxActor):
             return None
         elif isinstance(message, ResumeTurns):
             self._resume(message)
+        elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
+            return message.run(self.ctx.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None

@@ -34,7 +34,7 @@ from autobyteus_like.llm._messages import LLMRequest, Message
 from autobyteus_like.parsers._base import FormatParser
 from autobyteus_like.parsers._call_builder import CallBuilder
 from autobyteus_like.parsers._parse_events import ParseErrorInfo
-from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._context import SideLLM, ToolContext, WorkingSetView
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
@@ -155,6 +155,9 @@ class AgentContext:
         """Calls are asked about only once their response is complete (and stored)."""
         self.end_run = end_run
         """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
+        self.side_llm: SideLLM | None = None
+        self.working_set: WorkingSetView | None = None
+        """A tool's ways to the agent's model and working set (``ToolContext``)."""
         self.turn_checks: tuple[TurnCheck, ...] = ()
         """Checks that may end the turn or ask again once a response's calls are all done
         (typed output, retry budgets: ``turn_verdict``)."""

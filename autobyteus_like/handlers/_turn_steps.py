@@ -190,7 +190,8 @@ def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
     context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
-                          sandbox=ctx.config.sandbox_for(tool.name))
+                          sandbox=ctx.config.sandbox_for(tool.name), side_llm=ctx.side_llm,
+                          working_set=ctx.working_set)
     shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
     logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
                  shown.why)
