@@ -45,7 +45,7 @@ def test_without_a_terminal_or_yes_calls_are_denied_with_a_reason(capsys):
     denied = next(e["result"] for e in lines if e["type"] == "ToolResultReceived"
                   and e["result"]["status"] == "failure")
     assert denied["error"]["code"] == "DENIED"
-    assert "no terminal to ask for approval; run with --yes" in denied["error"]["message"]
+    assert "none was there to ask (no terminal, no --yes)" in denied["error"]["message"]
 
 
 def test_research_team_runs_with_execute_and_tool_call_formats(capsys):

@@ -115,7 +115,16 @@ def test_the_main_job_command_runs(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     run = COMMANDS[0].split(".venv/bin/autobyteus-like ", 1)[1]
     assert main(shlex.split(run)) == 0
-    assert "answer: Done: the coder wrote hello.py" in capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert "answer: Done: the coder wrote hello.py" in out
+    # every "says" line whole, none glued to the next (#35)
+    for line in ("lead says: I'll ask the coder to write it. lead calls",
+                 "lead says: The coder is on it; I will report when they answer. lead answers",
+                 "coder says: Writing the file and measuring it in one go. coder calls",
+                 "lead says: Done: the coder wrote hello.py (one line, 2 words) and checked it. "
+                 "lead answers",
+                 "coder says: Reported to the lead. coder answers"):
+        assert line in out
 
 
 def test_readme_test_command_is_the_ci_command():

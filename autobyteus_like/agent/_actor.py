@@ -17,6 +17,7 @@ turn at once: no tool starts after it, and the event whose handling failed is no
 from __future__ import annotations
 
 import threading
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import pykka
@@ -51,6 +52,8 @@ from autobyteus_like.events import (
     AgentStatus,
     ApprovalDenied,
     ApprovalGranted,
+    AssistantTextDelta,
+    LLMResponseCompleted,
     UserMessageReceived,
 )
 from autobyteus_like.formats import ToolFormat
@@ -210,8 +213,14 @@ class AgentActor(FastInboxActor):
         outbox = ctx.outbox
         handlers = self._handlers
         publisher = self._publisher
+        held_back: AgentEvent | None = None
         while outbox:
             event = outbox.popleft()
+            if event is held_back:  # a response's end, handled: shown after all its text
+                held_back = None
+                if publisher.subscribers:
+                    publisher.publish(self._publication.public(event))
+                continue
             if self._ended is not None:  # the run is over: nothing more is handled
                 refuse(ctx, event, self._ended)
             elif type(event) is UsageLimitReached:
@@ -227,6 +236,9 @@ class AgentActor(FastInboxActor):
                     continue
                 except Exception as exc:  # a handler bug ends the turn, never the agent
                     self._handler_failed(event, exc)
+            if type(event) is LLMResponseCompleted and _text_first(outbox, event):
+                held_back = event  # the text its handling flushed is shown before it
+                continue
             if publisher.subscribers:
                 publisher.publish(self._publication.public(event))
         services = self._services
@@ -314,4 +326,19 @@ def _only_events(message: tuple[object, ...]) -> bool:
     for item in message:  # noqa: SIM110 (all() of a generator: a frame per item)
         if not isinstance(item, AgentEvent):
             return False
+    return True
+
+
+def _text_first(outbox: deque[AgentEvent], completed: AgentEvent) -> bool:
+    """Put every text delta waiting in ``outbox`` (the response's last piece, and what its
+    parser held back until the end) before ``completed``, the rest after it; whether any was
+    there. A subscriber then has the whole of a response's text when it sees the response end."""
+    texts = [event for event in outbox if type(event) is AssistantTextDelta]
+    if not texts:
+        return False
+    rest = [event for event in outbox if type(event) is not AssistantTextDelta]
+    outbox.clear()
+    outbox.extend(texts)
+    outbox.append(completed)
+    outbox.extend(rest)
     return True

@@ -22,6 +22,7 @@ from autobyteus_like.agent._actor_messages import (
     HandOver,
     ToolsRefreshed,
 )
+from autobyteus_like.agent._answer_stream import OutputT
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._conversation import AgentConversation
 from autobyteus_like.agent._member_format import member_format
@@ -50,6 +51,8 @@ from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._demonstrating import DemonstratingLLM
 from autobyteus_like.llm._messages import Message
 from autobyteus_like.llm._providers import LLMProvider
+from autobyteus_like.llm._scripted import continue_script
+from autobyteus_like.output._spec import answer_by_tool
 from autobyteus_like.output._structured import provider_schema
 from autobyteus_like.tools._image_content import ImageContent
 from autobyteus_like.tools._registry import (
@@ -74,8 +77,12 @@ _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence sa
              "call is for. Calls without it are rejected.")
 
 
-class Agent(AgentConversation, AgentRequests, AgentResume):
+class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
     """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
+
+    ``Agent[Verdict]`` (``agent: Agent[Verdict] = Agent(config)``) tells a type checker what
+    ``run``, ``arun``, ``send(...).result()`` and ``stream(...).result()`` return for a config
+    whose ``output_type`` is ``Verdict`` (``str`` without one); unsaid, it is ``Any``.
 
     ``tools`` resolves tool names in ``config.tools``; ``formats`` adds custom formats.
     ``tools`` may include tool sources (``MCPToolset``): the agent starts them with itself,
@@ -149,6 +156,8 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         compact = self.config.manifest == "compact"
         prompt = render_system_prompt(self.config.system_prompt, tools, self.format.formatter,
                                       compact=compact)
+        if self.output is not None and self.config.output_mode == "tool":
+            prompt = answer_by_tool(prompt, self.format.formatter.done_rule)
         self._demonstration = demonstration(tools, self.format.formatter) if compact else None
         return tools, prompt + (_WHY_RULE if self.config.require_why and tools else "")
 
@@ -177,7 +186,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
 
     # -- life cycle --------------------------------------------------------------------------
 
-    def start(self) -> Agent:
+    def start(self) -> Agent[OutputT]:
         """Start the agent's actor (once), and its tool sources first; returns the agent.
         A source that cannot start is a ``ConfigError`` naming it."""
         with self._lock:
@@ -228,6 +237,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             keeper = None
             if session is not None:
                 self._restored = restored = session.restore(self.name)
+                continue_script(llm, restored.messages, session.name)
                 writer = session_writer(session, self.name, restored)
                 keeper = SessionUsage(session, self.name)  # the run's budget is kept there
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
@@ -320,7 +330,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         """Whether the agent has been started and not stopped."""
         return self._ref is not None
 
-    def __enter__(self) -> Agent:
+    def __enter__(self) -> Agent[OutputT]:
         return self.start()
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -337,15 +347,6 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             ref.tell(event)
         except pykka.ActorDeadError:  # stopped by one of its own threads
             raise not_running(self.name) from None
-
-    def send(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
-             mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:
-        """Queue a message (text, or a list of text and ``ImageContent``); the future
-        completes with the turn's answer (or its error). ``UnfinishedSessionError`` while the
-        session's unfinished turns are unsettled (``resume``). With tracing on, the turn's
-        span continues ``trace_parent`` (an OpenTelemetry span context), else the caller's
-        current span if it has one."""
-        return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)[1]
 
     def _submit(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
                 mail_id: str | None = None, trace_parent: object | None = None,
@@ -381,3 +382,4 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         subscription = self._publisher.subscribe(AsyncEventSubscription())
         assert isinstance(subscription, AsyncEventSubscription)
         return subscription.__aiter__()
+

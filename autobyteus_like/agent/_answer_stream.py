@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from autobyteus_like.agent._subscription import AsyncEventSubscription, EventSubscription
 from autobyteus_like.events import (
@@ -27,9 +29,14 @@ from autobyteus_like.events import (
 __all__ = [
     "AnswerStream",
     "AsyncAnswerStream",
+    "OutputT",
     "SubscribedStream",
     "TurnFilter",
 ]
+
+OutputT = TypeVar("OutputT", default=Any)
+"""The type of an agent's answer: its ``output_type``, or ``str`` (``Agent[Verdict]``;
+``Any`` when not said)."""
 
 Submit = Callable[[], tuple[int, "Future[str]"]]
 """Sends the message; its turn id and the future of its answer."""
@@ -85,11 +92,11 @@ class SubscribedStream:
             self._subscription.close()
 
 
-class AnswerStream(SubscribedStream):
+class AnswerStream(SubscribedStream, Generic[OutputT]):
     """One turn as it happens, read from a thread. Use it as a context manager."""
 
     def __init__(self, name: str, subscribe: Callable[[], EventSubscription], submit: Submit,
-                 typed: Callable[[str], Any]) -> None:
+                 typed: Callable[[str], OutputT]) -> None:
         super().__init__(subscribe)
         self._name = name
         self._submit = submit
@@ -97,7 +104,7 @@ class AnswerStream(SubscribedStream):
         self._filter = TurnFilter()
         self._reply: Future[str] | None = None
 
-    def __enter__(self) -> AnswerStream:
+    def __enter__(self) -> AnswerStream[OutputT]:
         self._open()
         return self
 
@@ -121,7 +128,7 @@ class AnswerStream(SubscribedStream):
             if isinstance(event, AssistantTextDelta):
                 yield event.text
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> OutputT:
         """The turn's answer (the output type's value for a typed agent); raises as ``run``."""
         subscription = self._open()
         assert self._reply is not None
@@ -136,11 +143,11 @@ class AnswerStream(SubscribedStream):
         return self._typed(answer)
 
 
-class AsyncAnswerStream:
+class AsyncAnswerStream(Generic[OutputT]):
     """``AnswerStream`` for asyncio: ``async with agent.astream(message) as s``."""
 
     def __init__(self, name: str, subscribe: Callable[[AsyncEventSubscription], object],
-                 submit: Submit, typed: Callable[[str], Any]) -> None:
+                 submit: Submit, typed: Callable[[str], OutputT]) -> None:
         self._name = name
         self._subscribe = subscribe
         self._submit = submit
@@ -149,7 +156,7 @@ class AsyncAnswerStream:
         self._subscription: AsyncEventSubscription | None = None
         self._reply: Future[str] | None = None
 
-    async def __aenter__(self) -> AsyncAnswerStream:
+    async def __aenter__(self) -> AsyncAnswerStream[OutputT]:
         self._open()
         return self
 
@@ -186,7 +193,7 @@ class AsyncAnswerStream:
             if isinstance(event, AssistantTextDelta):
                 yield event.text
 
-    async def result(self, timeout: float | None = None) -> Any:
+    async def result(self, timeout: float | None = None) -> OutputT:
         """The turn's answer, awaited without blocking the loop."""
         import asyncio
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autobyteus_like.errors import ToolArgumentError, ToolFailure
+from autobyteus_like.errors import ModelRetry, ToolArgumentError, ToolFailure
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._image_content import ImageContent
 from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
@@ -69,6 +69,10 @@ def failure_result(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseEx
                                       suggestion=suggestion, recoverable=bool(exc.recoverable))
         if isinstance(exc, ToolArgumentError):
             return ToolResult.failure(invocation, ErrorCode.INVALID_ARGS, shown_text(exc))
+        if isinstance(exc, ModelRetry):  # the tool asks the model to call it again, better
+            return ToolResult.failure(
+                invocation, ErrorCode.INVALID_ARGS, shown_text(exc)[:_MAX_MESSAGE],
+                suggestion=f"call {tool.name} again, corrected as the message says")
         return ToolResult.failure(
             invocation, ErrorCode.INTERNAL,
             f"{tool.name} raised {type(exc).__name__}: {shown_text(exc)[:_MAX_MESSAGE]}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+import contextlib
+from collections.abc import Callable, Collection, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_origin
@@ -12,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -56,6 +58,14 @@ def _a_hook(item: Any) -> Any:
     return item
 
 
+DEFAULT_EMPTY_REPLY_NUDGE = ("Your reply was empty: it had no text and no tool call. Answer "
+                             "the request, or call a tool.")
+"""What the model is told after an empty reply (``AgentConfig.empty_reply_nudge``)."""
+
+TYPE_FOLDERS = "type_folders"
+"""The validation context's key for the folders an ``output_type: "module:Name"`` is looked
+for in besides the current one (``TeamConfig.from_yaml``: the team file's)."""
+
 class AgentConfig(ConfigModel):
     """One agent: its LLM, tools, prompt and policies.
 
@@ -92,9 +102,13 @@ class AgentConfig(ConfigModel):
     """False: one call per reply (native: the provider's switch; text: the manifest says so
     and further calls get an error result). None: the provider's default."""
     auto_execute_tools: bool = True
-    approval_policy: Literal["all", "marked"] = "all"
-    """With ``auto_execute_tools=False``: ask for every call, or only for tools marked
-    ``requires_approval``."""
+    """Whether calls to unmarked tools run unasked. A tool marked ``requires_approval`` or
+    ``dangerous`` waits for approve()/deny() whatever this says (``approval_policy``)."""
+    approval_policy: Literal["all", "marked", "auto_approve_marked"] = "all"
+    """With ``auto_execute_tools=False``: ``all`` asks for every call, ``marked`` only for
+    marked tools. ``auto_approve_marked`` runs tools marked ``requires_approval`` unasked (the
+    only way to waive the mark); ``dangerous`` tools always wait (``tools.waits_for_approval``,
+    docs/approvals.md)."""
     tool_execution: Literal["parallel", "sequential"] | None = None
     """How a response's calls run: all at once, or one after another. By default the
     ``execute`` format runs its batch in order, as its protocol says (seed 000), and every
@@ -143,6 +157,9 @@ class AgentConfig(ConfigModel):
     """How the model gives the answer: by calling ``final_result`` (every format), or as
     JSON text under the provider's own structured output (OpenAI ``response_format``
     json_schema, Gemini's response schema; native tool format only)."""
+    empty_reply_nudge: str = Field(default=DEFAULT_EMPTY_REPLY_NUDGE, min_length=1)
+    """What the model is told after a reply with no text and no call; it is asked again once,
+    and a second empty reply ends the turn with an error saying the model returned nothing."""
     output_retries: int = Field(default=2, ge=0)
     """Wrong answers the model may correct in a turn; one more is ``OutputValidationError``."""
     output_validators: list[Callable[[Any], Any]] = Field(default_factory=list)
@@ -160,9 +177,10 @@ class AgentConfig(ConfigModel):
 
     @field_validator("output_type", mode="before")
     @classmethod
-    def _output_type_by_name(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return _import_type(value)
+    def _output_type_by_name(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str):  # looked for where --tools looks, and beside the team file
+            context = info.context if isinstance(info.context, dict) else {}
+            return _import_type(value, context.get(TYPE_FOLDERS, ()))
         return value
 
     @field_validator("history")
@@ -288,20 +306,31 @@ class AgentConfig(ConfigModel):
         return registry
 
 
-def _import_type(reference: str) -> Any:
-    """``module:Name`` (or ``module.Name``) as the type it names. Importing the module runs
-    it, as importing a tools file does: name only modules you trust."""
+def _import_type(reference: str, folders: Sequence[Path] = ()) -> Any:
+    """``module:Name`` (or ``module.Name``) as the type it names, the module looked for in the
+    current folder, then in ``folders`` (the team file's), then on the Python path. Importing
+    the module runs it, as importing a tools file does: name only modules you trust."""
     import importlib
+    import os
+    import sys
 
     module, colon, name = reference.partition(":")
     if not colon:
         module, _, name = reference.rpartition(".")
     if not module or not name:
         raise ValueError(f"write the type as 'module:Name', got {reference!r}")
+    places = list(dict.fromkeys([os.getcwd(), *(str(folder) for folder in folders)]))
+    added = [place for place in places if place not in sys.path]
+    sys.path[:0] = added
     try:
         found = importlib.import_module(module)
     except ImportError as exc:
-        raise ValueError(f"cannot import {module!r} for {reference!r}: {exc}") from None
+        raise ValueError(f"cannot import {module!r} for {reference!r}: {exc} (looked in "
+                         f"{', '.join(places)} and on the Python path)") from None
+    finally:
+        for place in added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(place)
     for part in name.split("."):
         if not hasattr(found, part):
             raise ValueError(f"{module!r} has no {name!r}")

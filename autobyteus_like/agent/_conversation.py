@@ -8,12 +8,12 @@ import itertools
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic
 
 import pykka
 
 from autobyteus_like.agent._actor_messages import ConversationQuery
-from autobyteus_like.agent._answer_stream import AnswerStream, AsyncAnswerStream
+from autobyteus_like.agent._answer_stream import AnswerStream, AsyncAnswerStream, OutputT
 from autobyteus_like.agent._member_replies import on_own_thread
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import AgentEvent, ConversationReset
@@ -26,16 +26,18 @@ if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
     from autobyteus_like.agent._subscription import EventSubscription
     from autobyteus_like.formats import ToolFormat
+    from autobyteus_like.tools import ToolRegistry
 
 __all__ = ["AgentConversation"]
 
 
-class AgentConversation:
+class AgentConversation(Generic[OutputT]):
     """``history``, ``history_json``, ``stream`` and ``astream`` over an agent's own surface."""
 
     name: str
     config: AgentConfig
     format: ToolFormat
+    tools: ToolRegistry
     system_prompt: str
     _ref: pykka.ActorRef[AgentActor] | None
     _turn_ids: itertools.count[int]
@@ -50,19 +52,19 @@ class AgentConversation:
 
         def _tell(self, event: AgentEvent) -> None: ...
 
-        def answer(self, text: str) -> Any: ...
+        def answer(self, text: str) -> OutputT: ...
 
         def events(self, into: EventSubscription | None = None) -> EventSubscription: ...
 
     def stream(self, text: str, *, history: Iterable[HistoryMessage] | None = None
-               ) -> AnswerStream:
+               ) -> AnswerStream[OutputT]:
         """``with agent.stream(message) as s:`` the turn as it happens: ``s.text()`` (the
         model's text as it arrives, calls' markup excluded), ``s.events()``, ``s.result()``."""
         return AnswerStream(self.name, self.events,
                             lambda: self._submit(text, history=history), self.answer)
 
     def astream(self, text: str, *, history: Iterable[HistoryMessage] | None = None
-                ) -> AsyncAnswerStream:
+                ) -> AsyncAnswerStream[OutputT]:
         """``async with agent.astream(message) as s:`` the same for asyncio code."""
         return AsyncAnswerStream(self.name, self.events,
                                  lambda: self._submit(text, history=history), self.answer)
@@ -80,7 +82,8 @@ class AgentConversation:
             with contextlib.suppress(pykka.ActorDeadError):
                 conversation = ref.ask(ConversationQuery(), timeout=30)  # type: ignore[assignment]
         if conversation is None:
-            _, seeded = from_history(parse_history(self.config.history or []), self.format)
+            _, seeded = from_history(parse_history(self.config.history or []), self.format,
+                                     self.tools)
             return to_history(seeded, self.format.name, self.system_prompt)
         system_prompt, messages = conversation
         return to_history(messages, self.format.name, system_prompt)
@@ -96,7 +99,7 @@ class AgentConversation:
         problems = history_problems(typed)
         if problems:
             raise ConfigError(f"agent {self.name!r}: history", problems)
-        _, messages = from_history(typed, self.format)
+        _, messages = from_history(typed, self.format, self.tools)
         self._tell(ConversationReset(agent=self.name, turn_id=next(self._turn_ids),
                                      history=tuple(messages)))
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, cast
 
 import pykka
 
+from autobyteus_like.agent._answer_stream import OutputT
 from autobyteus_like.agent._member_replies import not_running, on_own_thread
 from autobyteus_like.errors import UnknownApprovalError
 from autobyteus_like.events import AgentEvent, ApprovalDenied, ApprovalGranted
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentRequests"]
 
 
-class AgentRequests:
+class AgentRequests(Generic[OutputT]):
     """``run``, ``arun``, ``approve`` and ``deny`` over an agent's own surface."""
 
     name: str
@@ -43,13 +44,33 @@ class AgentRequests:
 
         def _tell(self, event: AgentEvent) -> None: ...
 
-    def answer(self, text: str) -> Any:
+    def answer(self, text: str) -> OutputT:
         """A turn's answer as the caller gets it: the output type's value for a typed agent
         (its answer travels as JSON text), else the text itself."""
-        return text if self.output is None else self.output.value(text)
+        return cast(OutputT, text if self.output is None else self.output.value(text))
+
+    def send(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
+             mail_id: str | None = None, trace_parent: object | None = None
+             ) -> Future[OutputT]:
+        """Queue a message (text, or a list of text and ``ImageContent``); the future
+        completes with the turn's answer, as ``run`` returns it (a value of the output type
+        for a typed agent), or its error. ``UnfinishedSessionError`` while the session's
+        unfinished turns are unsettled (``resume``). With tracing on, the turn's span
+        continues ``trace_parent`` (an OpenTelemetry span context), else the caller's
+        current span if it has one."""
+        reply = self.deliver(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)
+        if self.output is None:
+            return cast("Future[OutputT]", reply)  # the text is the answer
+        return typed_reply(reply, self.answer)
+
+    def deliver(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
+                mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:
+        """``send`` as a team's mail delivers a message: the future of the answer as it
+        travels between members (a typed agent's JSON text)."""
+        return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)[1]
 
     def run(self, text: str | Sequence[str | ImageContent], timeout: float | None = None, *,
-            history: Iterable[HistoryMessage] | None = None) -> Any:
+            history: Iterable[HistoryMessage] | None = None) -> OutputT:
         """Send a message and block until its turn completes; return the final answer (a
         value of ``output_type`` when the config has one, else text). ``history`` replaces
         the conversation first (``agent.history`` of any agent, in any format).
@@ -69,7 +90,7 @@ class AgentRequests:
 
     async def arun(self, text: str | Sequence[str | ImageContent],
                    timeout: float | None = None, *,
-                   history: Iterable[HistoryMessage] | None = None) -> Any:
+                   history: Iterable[HistoryMessage] | None = None) -> OutputT:
         """``run`` for asyncio hosts: awaits the turn without blocking the event loop."""
         if threading.current_thread() in self._threads:  # it would wait for itself
             raise on_own_thread(self.name, "arun()")
@@ -105,3 +126,20 @@ class AgentRequests:
             raise not_running(self.name) from None
         if waiting is not None:
             raise UnknownApprovalError(self.name, decision.invocation_id, waiting)
+
+
+def typed_reply(reply: Future[str], typed: Callable[[str], OutputT]) -> Future[OutputT]:
+    """A future of ``typed(answer)`` once ``reply`` has the answer's text (its error, or the
+    error of making the value, as it raises)."""
+    result: Future[OutputT] = Future()
+
+    def done(text: Future[str]) -> None:
+        try:
+            value = typed(text.result())
+        except BaseException as exc:  # the turn's error, or the answer did not fit the type
+            result.set_exception(exc)
+        else:
+            result.set_result(value)
+
+    reply.add_done_callback(done)
+    return result

@@ -93,7 +93,7 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
     if args.yes:
         team.approve(event.agent, call.id)
         view.note(f"approved {call.name} for {event.agent} (--yes)")
-    elif sys.stdin.isatty() and not args.json:
+    elif _can_ask(args):
         approved, reason = view.ask_approval(event)
         try:
             if approved:
@@ -104,8 +104,15 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
             view.note(f"{'approved' if approved else 'denied'} too late: {exc}")
     else:
         team.deny(event.agent, call.id,
-                  "no terminal to ask for approval; run with --yes to approve every call")
-        view.note(f"denied {call.name} for {event.agent}: no terminal and no --yes")
+                  f"{call.name} needs a person's approval and none was there to ask (no "
+                  "terminal, no --yes); the call did not run")
+        view.note(f"denied {call.name} for {event.agent}: no terminal and no --yes "
+                  "(--session NAME waits for `approve` instead)")
+
+
+def _can_ask(args: argparse.Namespace) -> bool:
+    """Whether a person is at a terminal to answer approvals (not with ``--json``)."""
+    return sys.stdin.isatty() and not args.json
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -140,6 +147,9 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
     failure: str | None = None
     detached = False
     waiting = WaitingForPeople()
+    # nobody to ask under --session: stop (exit 3) for `approve`/`deny` rather than refuse
+    detach_on_approval = args.detach_on_approval or (
+        session is not None and not args.yes and not _can_ask(args))
     with team:
         started = time.perf_counter()  # the run's time: the team's start-up is not counted
         deadline = started + args.timeout
@@ -153,10 +163,10 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
         try:
             while (event := _next_event(events, deadline)):
                 view.show(event)
-                if args.detach_on_approval and waiting.only_people_left(event):
+                if detach_on_approval and waiting.only_people_left(event):
                     detached = True
                     break
-                if isinstance(event, ApprovalRequested) and not args.detach_on_approval:
+                if isinstance(event, ApprovalRequested) and not detach_on_approval:
                     _decide(event, team, args, view)
                 elif isinstance(event, TeamQuiescent):
                     outcome = event

@@ -286,8 +286,10 @@ def _decide(args: argparse.Namespace) -> int:
                                   result.model_dump(mode="json"))
                 verdict = "denied"
             store.set_status(args.name, store.standing(args.name))
-        _say(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; the next "
-              f"`run TEAM.yaml --session {args.name}` goes on from here")
+        where = f" --store {args.store}" if args.store else ""
+        _say(f"{verdict} {call.name} ({call.invocation_id}) for {call.agent}; go on with "
+             f"`autobyteus-like run {args.team or 'TEAM.yaml'} --session {args.name}{where} "
+             "--tools ...` (the --tools the run used)")
     finally:
         store.close()
     return 0

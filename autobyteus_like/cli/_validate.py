@@ -13,6 +13,7 @@ from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.team import AgentTeam, TeamConfig
+from autobyteus_like.tools import ToolRegistry, waits_for_approval
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
@@ -34,22 +35,38 @@ def _validate(args: argparse.Namespace) -> int:
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     team = AgentTeam(config, tools=tools)  # prompts and registries build too
-    if team.sources:
-        _check_sources(team, args.team)
+    resolved = _check_sources(team, args.team) if team.sources else {
+        name: agent.resolve_tools() for name, agent in team.agents.items()}
     members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
     for member in config.members:
         _warn_missing_sdk(member)
+    _warn_approvals(team, resolved)
     return 0
 
 
-def _check_sources(team: AgentTeam, source: str) -> None:
+def _warn_approvals(team: AgentTeam, resolved: dict[str, ToolRegistry]) -> None:
+    """Say which members' tools will wait for a person (approve at the terminal, ``--yes``,
+    or ``approval_policy: auto_approve_marked`` for tools marked ``requires_approval``)."""
+    for name, tools in resolved.items():
+        config = team.agents[name].config
+        waiting = [tool.name for tool in tools if waits_for_approval(
+            tool, auto_execute_tools=config.auto_execute_tools,
+            approval_policy=config.approval_policy)]
+        if waiting:
+            print(f"warning: member {name!r}: calls to {', '.join(waiting)} will wait for "
+                  "approval (asked at the terminal; --yes approves them; under --session "
+                  "without a terminal the run stops for `approve`/`deny`)", file=sys.stderr)
+
+
+def _check_sources(team: AgentTeam, source: str) -> dict[str, ToolRegistry]:
     """Start the team's tool sources (its MCP servers) at once, list each one's tools, resolve
     every member's tool names against them, stop them; ``ConfigError`` with one line per
     server that failed (or name nothing provides)."""
     started = [(tool_source, tool_source.acquire()) for tool_source in team.sources]
     problems: list[str] = []
+    resolved: dict[str, ToolRegistry] = {}
     try:
         for tool_source, future in started:
             try:
@@ -63,9 +80,9 @@ def _check_sources(team: AgentTeam, source: str) -> None:
             for left_out in getattr(tool_source, "problems", []):
                 print(f"mcp server {tool_source.namespace!r}: {left_out}")
         if not problems:
-            for agent in team.agents.values():
+            for name, agent in team.agents.items():
                 try:
-                    agent.resolve_tools()
+                    resolved[name] = agent.resolve_tools()
                 except ValueError as exc:
                     problems.append(str(exc))
     finally:
@@ -73,6 +90,7 @@ def _check_sources(team: AgentTeam, source: str) -> None:
             tool_source.release()
     if problems:
         raise ConfigError(source, problems)
+    return resolved
 
 
 def _warn_missing_sdk(member: AgentConfig) -> None:

@@ -216,8 +216,8 @@ class RichView(EventView):
     def _flush_prose(self, agent: str) -> None:
         """What the agent wrote so far, before the call or the end that follows it."""
         prose = "".join(self._prose.pop(agent, [])).strip()
-        if prose:
-            self._say(agent, "", f"says: {self._short(prose, 160)}")
+        if prose:  # whole: what the model said is never cut
+            self._say(agent, "", f"says: {escaped(prose)}")
 
     def show(self, event: AgentEvent) -> None:
         super().show(event)
@@ -303,7 +303,7 @@ class RichView(EventView):
                     f"{name} {value}" for name, value in zip(_COLUMNS[1:], row[1:],
                                                              strict=True))))
         if usage is not None:
-            self._console.print(_usage_line(usage))
+            self._console.print(_usage_line(usage, self.stats))
         if outcome is not None and outcome.error and error is None:
             self._console.print(Text.assemble(("the coordinator failed: ", "bold red"),
                                               escaped(outcome.error)))
@@ -319,13 +319,23 @@ _COLUMNS = ("agent", "turns", "LLM calls", "tool calls", "failed calls", "errors
             "input tokens", "output tokens", "LLM s", "tools s")
 
 
-def _usage_line(usage: UsageReport) -> Text:
-    """The run's tokens and cost in one line; each member's cost after it."""
+def _usage_line(usage: UsageReport, rows: dict[str, dict[str, float]] | None = None) -> Text:
+    """The run's tokens and cost in one line; each member's cost after it. Calls the rows
+    above do not show (made by the run's earlier processes, before it was resumed) are said
+    as such, so the figures add up."""
     run = usage.run
     members = ", ".join(f"{name} {totals.cost_text}" for name, totals in usage.members.items())
     figure = run.token_figure  # "unknown" or "at least N" where responses reported none
     return Text(f"usage: {figure(run.input_tokens)} input tokens "
                 f"({figure(run.cached_input_tokens)} cached), {figure(run.output_tokens)} "
                 f"output tokens ({figure(run.reasoning_tokens)} reasoning), "
-                f"{run.llm_calls} LLM calls, {run.tool_calls} tool calls; cost {run.cost_text}"
+                f"{_calls(run.llm_calls, rows, 'llm_calls', 'LLM')}, "
+                f"{_calls(run.tool_calls, rows, 'tool_calls', 'tool')}; cost {run.cost_text}"
                 + (f" ({members})" if members else ""))
+
+
+def _calls(total: int, rows: dict[str, dict[str, float]] | None, key: str, kind: str) -> str:
+    shown = None if rows is None else int(sum(row[key] for row in rows.values()))
+    if shown is None or total <= shown:
+        return f"{total} {kind} calls"
+    return f"{total} {kind} calls ({total - shown} before this process resumed the run)"

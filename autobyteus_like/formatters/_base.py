@@ -41,6 +41,9 @@ class ToolFormatter(ABC):
     """The name of the format this formatter teaches."""
     teaches_in_prompt: bool = True
     """False for native tool calling: the provider declares the tools, the prompt does not."""
+    done_rule: str = ""
+    """The sentence of ``guidelines`` that says how to finish (answer without a call); an
+    agent whose answer is a tool call (``final_result``) teaches its own rule instead."""
 
     @abstractmethod
     def guidelines(self) -> str:

@@ -32,6 +32,7 @@ class ExecuteFormatter(ToolFormatter):
     """Batched calls in one ``<execute>`` JSON array, results by position."""
 
     format = "execute"
+    done_rule = "Answer without an <execute> block when you are done."
 
     def guidelines(self) -> str:
         return _GUIDELINES

@@ -32,6 +32,7 @@ class JsonFamilyFormatter(ToolFormatter):
 
     call_shape_hint: str = ""
     multi_call_hint: str = ""
+    done_rule = "answer without a call when you are done."
 
     def schema_object(self, tool: ToolDefinition) -> dict[str, Any]:
         """The tool's description as a JSON object in this format's idiom."""

@@ -30,6 +30,7 @@ class ToolCallFormatter(ToolFormatter):
     """A single JSON call between ``<TOOL_CALL>`` tags; results as ``TOOL_RESULT:`` lines."""
 
     format = "tool_call"
+    done_rule = "When you have the final answer, respond normally without any tags."
 
     def guidelines(self) -> str:
         return _GUIDELINES

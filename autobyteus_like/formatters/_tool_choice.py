@@ -42,6 +42,7 @@ class RuledFormatter(ToolFormatter):
         choice = rules.choice
         self.teaches_in_prompt = inner.teaches_in_prompt and not (
             choice is not None and choice.mode == "none")
+        self.done_rule = inner.done_rule
 
     def teaches(self, tool: ToolDefinition) -> bool:
         choice = self.rules.choice

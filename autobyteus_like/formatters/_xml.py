@@ -128,6 +128,7 @@ class XmlFormatter(ToolFormatter):
     """XML for Anthropic-style models, or any model when ``use_xml_tool_format`` is set."""
 
     format = "xml"
+    done_rule = "Answer without a <tool> block when you are done."
 
     def guidelines(self) -> str:
         return _GUIDELINES

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from autobyteus_like.errors import OutputValidationError
 from autobyteus_like.formatters._base import error_text
 from autobyteus_like.handlers._turn_verdict import TurnVerdict
-from autobyteus_like.output._spec import FINAL_RESULT, OutputSpec
+from autobyteus_like.output._spec import FINAL_RESULT, NOT_AN_OBJECT, PROSE, OutputSpec
 
 if TYPE_CHECKING:
     from autobyteus_like.handlers._context import AgentContext
@@ -29,6 +29,7 @@ class OutputCheck:
     def __init__(self, spec: OutputSpec, retries: int, by_tool: bool = True) -> None:
         self.spec = spec
         self.retries = retries
+        self.by_tool = by_tool
         self.how = (f"by calling the {FINAL_RESULT} tool, as the instructions show" if by_tool
                     else "as JSON that fits the response schema, and nothing else")
         self._turn_id: int | None = None
@@ -52,8 +53,12 @@ class OutputCheck:
         ok, found = self.spec.from_text("".join(turn.prose))
         if ok:
             return TurnVerdict(answer=OutputSpec.answer(found))
-        return self._wrong_answer(ctx, str(found), note=(
-            f"Your answer was not accepted: {found}. Give your final answer {self.how}."))
+        problem = str(found)
+        if problem in (PROSE, NOT_AN_OBJECT):  # said of the model: it wrote no answer
+            problem = (f"the model did not call {FINAL_RESULT} and {problem}" if self.by_tool
+                       else f"the model {problem}")
+        return self._wrong_answer(ctx, problem, note=(
+            f"Your answer was not accepted: {problem}. Give your final answer {self.how}."))
 
     def _wrong_answer(self, ctx: AgentContext, problem: str, note: str | None
                       ) -> TurnVerdict | None:

@@ -15,6 +15,7 @@ from autobyteus_like.events import (
 from autobyteus_like.handlers._context import AgentContext
 from autobyteus_like.handlers._scheduling import Slot, SlotState
 from autobyteus_like.handlers._turn_steps import run_over, start_ready_calls
+from autobyteus_like.tools._approval import waits_for_approval
 from autobyteus_like.tools._invocation import ErrorCode, ToolResult
 
 __all__ = ["ToolInvocationHandler"]
@@ -59,9 +60,9 @@ class ToolInvocationHandler:
                        f"{call.name} needs the network, which this agent's sandbox forbids",
                        "do without this tool", recoverable=False)
             return
-        needs_approval = (not slot.approved and slot.tool.category != "output"  # an answer
-                          and (slot.tool.dangerous or (not config.auto_execute_tools and (
-                              config.approval_policy == "all" or slot.tool.requires_approval))))
+        needs_approval = not slot.approved and waits_for_approval(
+            slot.tool, auto_execute_tools=config.auto_execute_tools,
+            approval_policy=config.approval_policy)
         if needs_approval:
             turn.schedule.await_approval(slot)
             ctx.hooks.call_waiting(turn, slot)

@@ -22,6 +22,7 @@ from autobyteus_like.history._messages import (
 )
 from autobyteus_like.llm._messages import Message
 from autobyteus_like.tools._invocation import ToolInvocation
+from autobyteus_like.tools._registry import ToolRegistry
 
 __all__ = ["from_history", "history_problems", "sendable", "text_only", "to_history"]
 
@@ -45,10 +46,13 @@ def to_history(messages: Iterable[Message], format_name: str,
     return history
 
 
-def from_history(history: Sequence[HistoryMessage], tool_format: ToolFormat
-                 ) -> tuple[str | None, list[Message]]:
+def from_history(history: Sequence[HistoryMessage], tool_format: ToolFormat,
+                 tools: ToolRegistry | None = None) -> tuple[str | None, list[Message]]:
     """A typed history as the conversation of an agent speaking ``tool_format``, and the
-    system prompt it holds (None when it holds none)."""
+    system prompt it holds (None when it holds none). A call written in another format is
+    re-rendered with its arguments as ``tools`` received them (``"42.5"`` written by a text
+    format is 42.5 for a number), the values as written when its tool is not there or they
+    do not validate; nothing is stored."""
     native = tool_format.name == NATIVE
     system: str | None = None
     calls: dict[str, ToolInvocation] = {}
@@ -60,7 +64,7 @@ def from_history(history: Sequence[HistoryMessage], tool_format: ToolFormat
             messages.append(Message("user", item.content))
         elif isinstance(item, AssistantMessage):
             calls.update((call.id, call) for call in item.tool_calls)
-            messages.append(_assistant(item, tool_format, native))
+            messages.append(_assistant(item, tool_format, native, tools))
         else:
             if native:
                 messages.append(Message("tool", "", tool_results=item.results))
@@ -75,16 +79,32 @@ def from_history(history: Sequence[HistoryMessage], tool_format: ToolFormat
     return system, messages
 
 
-def _assistant(item: AssistantMessage, tool_format: ToolFormat, native: bool) -> Message:
+def _assistant(item: AssistantMessage, tool_format: ToolFormat, native: bool,
+               tools: ToolRegistry | None) -> Message:
     if not item.tool_calls or item.format == tool_format.name:
         return Message("assistant", item.content, tool_calls=item.tool_calls)
     prose = _prose(item.content, item.format)
+    calls = tuple(_as_received(call, tools) for call in item.tool_calls)
     if native:
-        return Message("assistant", prose, tool_calls=item.tool_calls)
+        return Message("assistant", prose, tool_calls=calls)
     written = [tool_format.formatter.format_call(call.name, call.arguments, call.id)
-               for call in item.tool_calls]
+               for call in calls]
     text = "\n\n".join([prose, *written] if prose else written)
-    return Message("assistant", text, tool_calls=item.tool_calls)
+    return Message("assistant", text, tool_calls=calls)
+
+
+def _as_received(call: ToolInvocation, tools: ToolRegistry | None) -> ToolInvocation:
+    """``call`` with its arguments as its tool takes them (validated and coerced now, only
+    the arguments written kept); as written when the tool is gone or they do not fit."""
+    tool = tools.find(call.name) if tools is not None else None
+    if tool is None:
+        return call
+    try:
+        received = tool.validate_arguments(call.arguments)
+    except Exception:  # ToolArgumentError, or a tool's own validator: keep what was written
+        return call
+    kept = {name: received[name] for name in call.arguments if name in received}
+    return call if kept == call.arguments else call.model_copy(update={"arguments": kept})
 
 
 def _prose(content: str, format_name: str | None) -> str:

@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING, Any
 from autobyteus_like.llm._base import LLM, LLMError
 from autobyteus_like.llm._fallback import FallbackLLM, fallback_reason
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm._scripted import ScriptedLLM, ScriptedReply, ScriptExhaustedError
+from autobyteus_like.llm._scripted import (
+    FunctionLLM,
+    ScriptedLLM,
+    ScriptedReply,
+    ScriptExhaustedError,
+)
 
 if TYPE_CHECKING:
     from autobyteus_like.llm._anthropic import AnthropicLLM
@@ -37,6 +42,7 @@ __all__ = [
     "LLM",
     "AnthropicLLM",
     "FallbackLLM",
+    "FunctionLLM",
     "GeminiLLM",
     "LLMChunk",
     "LLMError",

@@ -28,6 +28,7 @@ from autobyteus_like.llm._provider_setup import prepare, stainless_client
 from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.llm._retry_policy import RetryPolicy
 from autobyteus_like.llm._sdk_failures import read_stainless
+from autobyteus_like.llm._sdk_warnings import sdk_warnings_passed_on
 from autobyteus_like.llm._wire_names import WireNames
 
 __all__ = ["AnthropicLLM"]
@@ -86,7 +87,8 @@ class AnthropicLLM(LLM):
         stop_reason = None
         with ProviderCall(self.provider.value, self.model, cancel, self._retry,
                           lambda exc: read_stainless(self._sdk, exc)) as call:
-            stream = call.open(lambda: self._client.messages.create(**body))
+            stream = call.open(lambda: sdk_warnings_passed_on(
+                self._client.messages.create, **body))
             if stream is None:
                 return
             for event in call.iterate(stream):

@@ -35,6 +35,7 @@ from autobyteus_like.llm._prompt_cache import cache_key_option
 from autobyteus_like.llm._provider_call import ProviderCall
 from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.llm._sdk_failures import read_stainless
+from autobyteus_like.llm._strict_schema import response_format
 from autobyteus_like.llm._wire_images import check_vision
 from autobyteus_like.llm._wire_names import WireNames
 
@@ -106,8 +107,7 @@ class OpenAILLM(OpenAIClientLLM):
             body.update(encode_rules(request.rules, names,
                                      tuple(tool.name for tool in request.tools)))
         if request.response_schema is not None:
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "final_result", "schema": request.response_schema}}
+            body["response_format"] = response_format(request.response_schema)
         return body
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:

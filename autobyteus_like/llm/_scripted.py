@@ -11,10 +11,17 @@ from dataclasses import dataclass, field
 from autobyteus_like._frozen_values import builder
 from autobyteus_like.errors import LLMError, ScriptExhaustedError
 from autobyteus_like.llm._base import LLM
-from autobyteus_like.llm._messages import LLMChunk, LLMRequest, NativeToolCall, TokenUsage
+from autobyteus_like.llm._messages import (
+    LLMChunk,
+    LLMRequest,
+    Message,
+    NativeToolCall,
+    TokenUsage,
+)
 from autobyteus_like.llm._providers import LLMProvider
 
-__all__ = ["ScriptExhaustedError", "ScriptedLLM", "ScriptedReply", "ScriptedResponse"]
+__all__ = ["FunctionLLM", "ScriptExhaustedError", "ScriptedLLM", "ScriptedReply",
+           "ScriptedResponse", "continue_script"]
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,11 @@ class ScriptedLLM(LLM):
     ``(low, high)`` pair, random sizes in that range from a generator seeded by ``seed``.
     ``provider`` chooses the default tool format, as a real model of that provider would.
 
-    Which response comes next is the number of responses used so far; for the first request,
-    the number of assistant messages in its history, so that a conversation restored from a
-    session store continues with the reply that follows its history, in any process.
+    Which response comes next is the number of responses used so far, from the first
+    whatever history the request carries (an agent given a history, ``run(history=...)``, a
+    forked conversation). Only an agent restoring its own session skips the replies the
+    session's history already holds (``continue_after``), so that a resumed run goes on with
+    the reply that follows, in any process.
     """
 
     reports_usage = False  # a script has no token usage
@@ -69,6 +78,8 @@ class ScriptedLLM(LLM):
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self._used = 0
+        self._skipped = 0
+        self._why_skipped = ""
         self.requests: list[LLMRequest] = []
         """Every request received, in order: what the model was shown."""
 
@@ -78,21 +89,32 @@ class ScriptedLLM(LLM):
         with self._lock:
             return len(self.responses) - self._used
 
+    def continue_after(self, replies: int, why: str) -> None:
+        """Go on after the first ``replies`` responses (an agent restoring its own session,
+        whose history holds them); ``why`` is said if the script then runs out. Never goes
+        back: a response used stays used."""
+        with self._lock:
+            if replies > self._used:
+                self._skipped += replies - self._used
+                self._why_skipped = why
+                self._used = replies
+
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         with self._lock:
             self.requests.append(request)
             number = self._used
-            if not number:
-                # A first request may carry a history (a session resumed in a new process):
-                # the reply that follows the replies it already holds comes next.
-                number = sum(1 for message in request.messages if message.role == "assistant")
             self._used = min(number + 1, len(self.responses))
+            skipped, why = self._skipped, self._why_skipped
         if number >= len(self.responses):
+            note = f" (it skipped {skipped}: {why})" if skipped else ""
             raise ScriptExhaustedError(
                 f"ScriptedLLM ran out of responses: request {len(self.requests)} arrived but "
-                f"all {len(self.responses)} scripted responses were used"
+                f"all {len(self.responses)} scripted responses were used{note}"
             )
-        scripted = self.responses[number]
+        yield from self._answer(self.responses[number], number, request, cancel)
+
+    def _answer(self, scripted: ScriptedResponse, number: int, request: LLMRequest,
+                cancel: threading.Event) -> Iterator[LLMChunk]:
         reply = scripted(request) if callable(scripted) else scripted
         if type(reply) is str and self.chunk_size is None:  # the usual case, in one chunk
             if not cancel.is_set():
@@ -130,3 +152,37 @@ class ScriptedLLM(LLM):
             pieces.append(text[start : start + size])
             start += size
         return pieces
+
+
+class FunctionLLM(ScriptedLLM):
+    """A model that answers every request with ``answer(request)`` (text or a
+    ``ScriptedReply``): the testing kit's ``FunctionModel``. It never runs out; ``requests``
+    records what it was shown."""
+
+    def __init__(self, answer: Callable[[LLMRequest], str | ScriptedReply],
+                 provider: LLMProvider | str = LLMProvider.SCRIPTED,
+                 chunk_size: int | tuple[int, int] | None = None, seed: int = 0) -> None:
+        super().__init__([answer], provider=provider, chunk_size=chunk_size, seed=seed)
+        self.answer = answer
+
+    @property
+    def remaining(self) -> int:
+        return 0
+
+    def continue_after(self, replies: int, why: str) -> None:
+        """Nothing to skip: every request is answered by the function."""
+
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        with self._lock:
+            self.requests.append(request)
+        yield from self._answer(self.answer, len(self.requests) - 1, request, cancel)
+
+
+def continue_script(llm: LLM, restored: Sequence[Message], session: str) -> None:
+    """An agent restoring its own session: a scripted LLM goes on after the replies the
+    session's history holds (and only then: a seeded or forked conversation starts at the
+    first reply)."""
+    if isinstance(llm, ScriptedLLM):
+        replies = sum(1 for message in restored if message.role == "assistant")
+        llm.continue_after(replies, f"session {session!r} was restored with {replies} "
+                                    "replies in its history")

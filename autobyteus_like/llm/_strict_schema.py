@@ -14,7 +14,7 @@ from typing import Any
 
 from autobyteus_like.errors import ConfigError
 
-__all__ = ["optional_properties", "strict_schema"]
+__all__ = ["optional_properties", "response_format", "strict_schema"]
 
 _REFUSED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas",
             "patternProperties", "unevaluatedProperties", "propertyNames", "minProperties",
@@ -88,3 +88,17 @@ def optional_properties(schema: dict[str, Any]) -> frozenset[str]:
     """The top-level properties the tool does not require (a null there means: left out)."""
     required = set(schema.get("required", []))
     return frozenset(name for name in schema.get("properties", {}) if name not in required)
+
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI's ``response_format`` for an answer's schema: Structured Outputs
+    (``strict: true``, the schema made strict) whenever the schema allows it; else the schema
+    as a hint without ``strict`` (OpenAI refuses a strict schema with keywords its subset lacks,
+    and the answer is checked against the full schema either way)."""
+    try:
+        strict = strict_schema("final_result", schema)
+    except ConfigError:
+        return {"type": "json_schema", "json_schema": {"name": "final_result", "schema": schema}}
+    return {"type": "json_schema",
+            "json_schema": {"name": "final_result", "schema": strict, "strict": True}}

@@ -40,8 +40,8 @@ NOTICE = "Your message could not be handled by "
 class Mailbox(Protocol):
     """A member as the mail room sees it: something a message can be sent to."""
 
-    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-             trace_parent: object | None = None) -> Future[str]: ...
+    def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
+                trace_parent: object | None = None) -> Future[str]: ...
 
 
 class MailRoom:
@@ -103,8 +103,8 @@ class MailRoom:
         with self._lock:
             self._in_flight += 1
         try:
-            reply = self.members[recipient].send(content, sender=sender, mail_id=mail_id,
-                                                 trace_parent=parent)
+            reply = self.members[recipient].deliver(content, sender=sender, mail_id=mail_id,
+                                                    trace_parent=parent)
         except AgentStoppedError:
             self._finished()
             raise

@@ -22,10 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from typing_extensions import is_typeddict
 
 from autobyteus_like.errors import ModelRetry, ToolArgumentError, ToolFailure
+from autobyteus_like.output._typed_dicts import pydantic_ready
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
 
-__all__ = ["FINAL_RESULT", "OUTPUT_CATEGORY", "OutputSpec", "OutputValidator"]
+__all__ = ["FINAL_RESULT", "NOT_AN_OBJECT", "OUTPUT_CATEGORY", "PROSE", "OutputSpec",
+           "OutputValidator", "answer_by_tool"]
 
 FINAL_RESULT = "final_result"
 """The tool the model calls with its final answer."""
@@ -66,9 +68,10 @@ class OutputSpec:
                                        function=self._finish, call_with_model=True,
                                        category=OUTPUT_CATEGORY, idempotent=True)
         else:
-            self._adapter = TypeAdapter(output_type)
+            ready = pydantic_ready(output_type)  # a typing.TypedDict, before Python 3.12
+            self._adapter = TypeAdapter(ready)
             self.tool = ToolDefinition(name=FINAL_RESULT, description=_DESCRIPTION,
-                                       arguments_model=self._arguments_model(output_type),
+                                       arguments_model=self._arguments_model(ready),
                                        function=self._finish, call_with_model=True,
                                        category=OUTPUT_CATEGORY, idempotent=True)
 
@@ -132,12 +135,17 @@ class OutputSpec:
             data: Any = json.loads(body)
         except ValueError:
             if not self.wrapped:
-                return False, "the answer is not a JSON object"
+                return False, PROSE
             data = body  # a scalar answer written as plain text
         if self.wrapped and isinstance(data, dict) and set(data) == {_WRAPPED}:
             data = data[_WRAPPED]
         if not self.wrapped and not isinstance(data, dict):
-            return False, "the answer is not a JSON object"
+            return False, NOT_AN_OBJECT
+        if not self.wrapped:  # a strict schema's null for an optional field: left out
+            optional = set(self.tool.shared_inline_schema.get("properties", {})) - set(
+                self.tool.shared_inline_schema.get("required", []))
+            data = {key: value for key, value in data.items()
+                    if not (value is None and key in optional)}
         try:
             if self._adapter is None:  # a JSON schema: checked as the tool's arguments are
                 bound = self.tool.bind({_WRAPPED: data} if self.wrapped else data)
@@ -163,6 +171,9 @@ class OutputSpec:
 
 
 _AGAIN = f"call {FINAL_RESULT} again with a corrected answer"
+PROSE = "answered in prose, not JSON"
+"""What ``from_text`` says of an answer that is no JSON at all (after "the model ...")."""
+NOT_AN_OBJECT = "answered with JSON that is not an object"
 
 
 def _object_fields(output_type: Any) -> dict[str, tuple[Any, Any]] | None:
@@ -195,3 +206,15 @@ def _unfenced(text: str) -> str:
         first, _, rest = body.partition("\n")
         body = rest if first.strip().isalpha() or not first.strip() else body
     return body.strip()
+
+
+def answer_by_tool(prompt: str, done_rule: str) -> str:
+    """A typed agent finishes by calling ``final_result``, never by answering without a call:
+    the format's rule for finishing (``done_rule``) is replaced by that one in ``prompt``."""
+    if not done_rule or done_rule not in prompt:
+        return prompt
+    rule = (f"When you are done, give your final answer by calling the {FINAL_RESULT} tool; "
+            "never write the answer as plain text.")
+    if done_rule[0].islower():
+        rule = rule[0].lower() + rule[1:]
+    return prompt.replace(done_rule, rule, 1)

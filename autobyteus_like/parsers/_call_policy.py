@@ -4,10 +4,11 @@ result it can act on, in its place among the reply's calls (seed 004's single-ca
 
 - ``none``: every call is refused; ``{tool: NAME}``: a call of any other tool is refused.
 - ``parallel_tool_calls: false``: the first call runs, each further one is refused.
-- ``required`` (or a named tool): until the turn has made a call, a reply without any is
-  answered once with an error asking for one; should the next reply again hold none, it
-  stands as the answer (the turn ends rather than looping). Once a call was made, an answer
-  without one ends the turn, as openai-agents resets its tool_choice after a tool ran.
+- ``required`` (or a named tool): ``missed`` says a reply held no call while one was due
+  (``tool_format: auto`` tries another format then). The model is asked for the call by the
+  turn's check, as a plain instruction (``handlers._required_call``), not here; once a call
+  was made, an answer without one ends the turn, as openai-agents resets its tool_choice after
+  a tool ran.
 """
 
 from __future__ import annotations
@@ -69,13 +70,8 @@ class _PolicedParser(FormatParser):
             policy.asked, policy.satisfied = False, True
         elif not policy.missed or policy.asked:  # an answer: it stands, the turn ends
             policy.asked = policy.satisfied = False
-        elif choice is not None:
+        else:  # asked once, by the turn's check (handlers._required_call), as an instruction
             policy.asked = True
-            which = (f"the tool {choice.name!r}" if choice.mode == "tool"
-                     else "one of the tools")
-            events.append(self.calls.failure(
-                f"a tool call is required before you answer (tool_choice: {choice.mode}) "
-                f"and this reply made none; call {which} now", ""))
         return events
 
     def _policed(self, events: list[ParseEvent]) -> list[ParseEvent]:

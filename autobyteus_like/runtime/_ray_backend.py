@@ -23,7 +23,7 @@ from autobyteus_like.mail._room import MailRoom
 from autobyteus_like.runtime import _portable as portable
 from autobyteus_like.runtime._config import MemberResources, RayRuntime
 from autobyteus_like.runtime._ray_host import host_class
-from autobyteus_like.runtime._ray_link import HostLink
+from autobyteus_like.runtime._ray_link import HostLink, joined_cluster_note
 from autobyteus_like.runtime._ray_member import RemoteMember
 from autobyteus_like.runtime._ray_packing import pack_members
 from autobyteus_like.runtime._ray_records import Delivered, RunBegan, TurnEnded
@@ -62,6 +62,8 @@ class RayBackend:
         self.hosts: list[HostLink] = []
         self._team_id = f"{mail.name}-{uuid.uuid4().hex[:8]}"
         self._owns_ray = False
+        self._joined: str | None = None
+        """The address of a running cluster ``address: auto`` joined (not started by us)."""
         self._pump: threading.Thread | None = None
         self._stopping = threading.Event()
         self._tracked: set[str] = set()  # the messages between members counted in flight
@@ -107,6 +109,12 @@ class RayBackend:
             try:
                 try:
                     ray.init(address=address, namespace=self.runtime.namespace, **options)
+                    if address == "auto":  # someone else's cluster: said, and kept to explain
+                        self._joined = ray.get_runtime_context().gcs_address
+                        warnings.warn(
+                            f"runtime: joined the running Ray cluster at {self._joined} "
+                            "(address: auto); it was not started by this run",
+                            UserWarning, stacklevel=2)
                 except ConnectionError:
                     if address != "auto":
                         raise
@@ -150,6 +158,8 @@ class RayBackend:
             link = HostLink(name, plan.members, plan.needs, self.runtime.start_timeout_s,
                             needs_own=not plan.packed)
             link.spans_back = None if self._spans is None else self._spans.export
+            if self._joined is not None:
+                link.cluster_note = joined_cluster_note(self._joined)
             self.hosts.append(link)
             for member in plan.members:
                 self._members[member].placed(link)

@@ -196,8 +196,8 @@ class MemberHost:
         message between two of its members (``trace_parent``: the sender's span context)."""
         if mail_id is not None and not self._mails[member].take(mail_id):
             return self.incarnation  # taken before: its turn's end is reported once
-        reply = self._agents[member].send(content, sender=sender, mail_id=mail_id,
-                                          trace_parent=trace_parent)
+        reply = self._agents[member].deliver(content, sender=sender, mail_id=mail_id,
+                                             trace_parent=trace_parent)
         if sender in self._agents:
             with self._counting:
                 self._taken["within"] += 1

@@ -15,10 +15,18 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.runtime._ray_placement import host_pid, late_start_reason
 
-__all__ = ["HostLink"]
+__all__ = ["HostLink", "joined_cluster_note"]
 
 _MEMBER_FAILED = re.compile(r"^(?:[\w.]+\.)?MemberStartFailed: member '(.+?)': (.*)$")
 """The last line Ray reports of a host whose member could not start (ray_host.py)."""
+
+
+def joined_cluster_note(address: str) -> str:
+    """The likely cause of a host that did not start on a cluster ``address: auto`` joined."""
+    return (f"this run joined a running Ray cluster it did not start (at {address}, by "
+            "address: auto): its workers may run another Python or lack this autobyteus_like; "
+            "start one for the run with address: local, or name the cluster meant with "
+            "address: HOST:PORT")
 
 
 class HostLink:
@@ -45,6 +53,8 @@ class HostLink:
         self._ended = False
         self.spans_back: Any = None
         """With tracing: where the spans the members' stops answer go (the driver's export)."""
+        self.cluster_note = ""
+        """The likely cause said when the host does not start (``joined_cluster_note``)."""
         self._lock = threading.Lock()
         self._starting = threading.Lock()
 
@@ -67,7 +77,8 @@ class HostLink:
             except GetTimeoutError:
                 raise ConfigError(f"member {member!r}", [late_start_reason(
                     self.needs, host_pid(self.handle), _cluster("cluster_resources"),
-                    _cluster("available_resources"), self._start_timeout_s)]) from None
+                    _cluster("available_resources"), self._start_timeout_s)
+                    + self._likely_cause()]) from None
             except RayActorError as exc:  # its __init__ raised (an LLM without its key, ...)
                 cause = str(exc).strip().splitlines()
                 last = cause[-1] if cause else type(exc).__name__
@@ -75,8 +86,11 @@ class HostLink:
                 if failed:  # one of its members could not start: named, with the reason
                     raise ConfigError(f"member {failed[1]!r}", [failed[2]]) from None
                 raise ConfigError(f"member {member!r}", [
-                    f"its actor could not start: {last}"]) from None
+                    f"its actor could not start: {last}{self._likely_cause()}"]) from None
             return self.incarnation
+
+    def _likely_cause(self) -> str:
+        return f"; {self.cluster_note}" if self.cluster_note else ""
 
     def stream(self, timeout_s: float) -> None:
         """Every member's events to the driver from now on (asked once per host)."""

@@ -14,6 +14,7 @@ from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 from autobyteus_like.agent._agent import Agent, ResumedTurn
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._member_replies import PendingReplies, not_running, settle
+from autobyteus_like.agent._requests import typed_reply
 from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
@@ -183,7 +184,14 @@ class RemoteMember:
         self._publisher.close()
 
     def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-             trace_parent: object | None = None) -> Future[str]:
+             trace_parent: object | None = None) -> Future[Any]:
+        """``deliver``, the answer as ``run`` returns it (typed for a typed member)."""
+        reply = self.deliver(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)
+        spec = self.config.output_spec()
+        return reply if spec is None else typed_reply(reply, spec.value)
+
+    def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
+                trace_parent: object | None = None) -> Future[str]:
         """Deliver to the member's host; a stored message (``mail_id``, with a session) is
         owed under its mail id, which a restarted host answers under too. With tracing, the
         turn there is a child of ``trace_parent`` (else of the caller's current span)."""

@@ -128,7 +128,7 @@ class HostMail:
         for mail in session.undelivered_mail() if undelivered else ():
             if mail.recipient != self.member or not self.take(mail.mail_id):
                 continue
-            reply = agent.send(mail.content, sender=mail.sender, mail_id=mail.mail_id)
+            reply = agent.deliver(mail.content, sender=mail.sender, mail_id=mail.mail_id)
             work.append(ResumedWork(mail.mail_id, 0, mail.content, mail.sender, reply))
         return work
 

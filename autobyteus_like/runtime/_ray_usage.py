@@ -57,10 +57,10 @@ class DriverUsage:
             tokens = (event.input_tokens or 0, event.output_tokens or 0,
                       event.cached_input_tokens or 0, event.reasoning_tokens or 0)
             cost = self._pricing.cost(tokens[0], tokens[1], tokens[2]) if reported else None
-            with self._lock:
-                self._tally.add_response(*tokens, cost, self._pricing.label)
+            with self._lock:  # a response that reported none: its tokens are unknown
+                self._tally.add_response(*tokens, cost, self._pricing.label, reported)
             for ledger in self._ledgers():
-                ledger.add_response(*tokens, cost, self._pricing.label)
+                ledger.add_response(*tokens, cost, self._pricing.label, reported)
 
     def _calls(self, llm_calls: int, tool_calls: int) -> None:
         with self._lock:

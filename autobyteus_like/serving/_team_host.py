@@ -214,8 +214,9 @@ class TeamHost:
         if quiet is None:
             raise AgentTurnError(member or self.config.coordinator, "the team stopped")
         if member is None:
-            if quiet.error is not None:
-                raise AgentTurnError(self.config.coordinator, quiet.error)
+            if quiet.error is not None:  # said of the coordinator already: named once
+                prefix = f"agent {self.config.coordinator!r}: "
+                raise AgentTurnError(self.config.coordinator, quiet.error.removeprefix(prefix))
             return quiet.answer
         return replies[0].result(timeout=0)  # settled: the team is quiet
 

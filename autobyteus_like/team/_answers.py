@@ -131,6 +131,11 @@ class TeamAnswers:
         loop that reads it."""
         return AsyncTeamStream(self, conversation, message)
 
+    def last_answer(self, timeout: float | None = 0) -> Any:
+        """The answer of the run the team last went quiet on, as ``run`` returns it (typed);
+        its error raised as ``run`` raises it; ``TimeoutError`` while the team is busy."""
+        return self._typed(self._wait_answer(timeout))
+
     def _typed(self, answer: str) -> Any:
         """The coordinator's answer as its output type (its answer travels as JSON text)."""
         spec = self.agents[self.config.coordinator].config.output_spec()

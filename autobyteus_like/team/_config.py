@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from autobyteus_like._config_problems import ConfigModel, config_error, describe_problem
-from autobyteus_like.agent._config import AgentConfig
+from autobyteus_like.agent._config import TYPE_FOLDERS, AgentConfig
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime._config import (
@@ -156,8 +156,11 @@ class TeamConfig(ConfigModel):
     def from_data(
         cls, data: Any, *, source: str = "<data>",
         tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
+        folder: Path | None = None,
     ) -> TeamConfig:
-        """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem."""
+        """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem.
+        An ``output_type: "module:Name"`` is looked for in the current folder, then in
+        ``folder`` (the team file's), then on the Python path."""
         if not isinstance(data, dict):
             kind = type(data).__name__
             raise ConfigError(source, [f"the top level must be a mapping, got {kind}"])
@@ -165,7 +168,8 @@ class TeamConfig(ConfigModel):
         if problems:
             raise ConfigError(source, problems)
         try:
-            config = cls.model_validate(data)
+            config = cls.model_validate(
+                data, context={TYPE_FOLDERS: [folder] if folder is not None else []})
         except ValidationError as exc:
             raise config_error(source, exc) from None
         problems = config.tool_problems(tools)
@@ -181,7 +185,8 @@ class TeamConfig(ConfigModel):
         from autobyteus_like.team._yaml_source import load_yaml  # PyYAML only for files
 
         data = load_yaml(path)
-        return cls.from_data(data, source=str(path), tools=tools)
+        return cls.from_data(data, source=str(path), tools=tools,
+                             folder=Path(path).resolve().parent)
 
 
 def _absent_builtin(name: str) -> str | None:

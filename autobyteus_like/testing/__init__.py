@@ -1,9 +1,14 @@
-"""The simulation testing kit: scripted teams, transcripts, and a pytest fixture.
+"""The simulation testing kit: scripted teams and agents, approval policies, transcripts, and
+a pytest fixture.
 
 Kept out of ``import autobyteus_like``; import it from tests.
 """
 
+from autobyteus_like.llm import FunctionLLM, ScriptedReply
+from autobyteus_like.testing._agent import SimulatedAgent, scripted_agent
+from autobyteus_like.testing._approvals import Approvals
 from autobyteus_like.testing._simulation import SimulatedTeam, scripted_team
 from autobyteus_like.testing._transcript import Transcript
 
-__all__ = ["SimulatedTeam", "Transcript", "scripted_team"]
+__all__ = ["Approvals", "FunctionLLM", "ScriptedReply", "SimulatedAgent", "SimulatedTeam",
+           "Transcript", "scripted_agent", "scripted_team"]

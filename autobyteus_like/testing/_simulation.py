@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from autobyteus_like.agent._subscription import EventSubscription
-from autobyteus_like.errors import AutobyteusLikeError
-from autobyteus_like.events import AgentEvent
+from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.llm._scripted import ScriptedLLM, ScriptedResponse
 from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.team._config import TeamConfig
 from autobyteus_like.team._team import AgentTeam
+from autobyteus_like.testing._approvals import Approvals, Recorder
 from autobyteus_like.testing._transcript import Transcript
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry
 
@@ -21,11 +22,14 @@ __all__ = ["SimulatedTeam", "scripted_team"]
 
 class SimulatedTeam:
     """A team whose members answer from scripts. ``with`` starts and stops it; ``run`` returns
-    a Transcript of everything that happened until the team was quiet."""
+    a Transcript of everything that happened until the team was quiet. ``approvals`` decides
+    the calls that wait for approval (``testing.Approvals``)."""
 
-    def __init__(self, team: AgentTeam, llms: dict[str, ScriptedLLM]) -> None:
+    def __init__(self, team: AgentTeam, llms: dict[str, ScriptedLLM],
+                 approvals: Approvals = None) -> None:
         self.team = team
         self.llms = llms
+        self.approvals = approvals
 
     def __enter__(self) -> SimulatedTeam:
         self.team.start()
@@ -39,29 +43,35 @@ class SimulatedTeam:
         """Send ``message`` to the coordinator and record the run until the team is quiet.
 
         One rule for every way a run fails (the coordinator's turn failed, a script ran out,
-        a usage limit ended the run, the team stopped or was still busy at ``timeout``): it is
-        recorded in ``Transcript.error``, never raised here, and the answer is ``""``. Failed
-        turns of other members are in ``Transcript.failed_turns()``. ``assert_ok()`` and
-        ``assert_all_consumed()`` fail the test on any of them."""
-        events = self.team.events()
-        answer, error = "", None
+        a usage limit ended the run, a call waits for a decision nobody gives, the team
+        stopped or was still busy at ``timeout``): it is recorded in ``Transcript.error``,
+        never raised here, and the answer is ``""``. Failed turns of other members are in
+        ``Transcript.failed_turns()``. ``assert_ok()`` and ``assert_all_consumed()`` fail the
+        test on any of them."""
+        team = self.team
+        recorder = Recorder(self.approvals, self._decide)
+        answer: Any = ""
         try:
-            answer = self.team.run(message, timeout=timeout)
-        except (AutobyteusLikeError, TimeoutError) as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        return Transcript(_until_quiet(events, timeout), dict(self.llms), answer, error)
+            events = team.events()
+            team.send(message)
+        except AutobyteusLikeError as exc:
+            return Transcript([], dict(self.llms), "", f"{type(exc).__name__}: {exc}")
+        ended = recorder.record(events, lambda event: isinstance(event, TeamQuiescent),
+                                timeout, f"team {team.name!r}")
+        error = recorder.error
+        if ended is not None:
+            try:
+                answer = team.last_answer(timeout=5)
+            except AutobyteusLikeError as exc:
+                error = f"{type(exc).__name__}: {exc}"
+        return Transcript(recorder.events, dict(self.llms), answer, error)
 
-
-def _until_quiet(events: EventSubscription, timeout: float) -> list[AgentEvent]:
-    recorded: list[AgentEvent] = []
-    try:
-        while (event := events.get(timeout=timeout)) is not None:
-            recorded.append(event)
-            if isinstance(event, TeamQuiescent):
-                break
-    finally:
-        events.close()
-    return recorded
+    def _decide(self, agent: str, call_id: str, approved: bool, reason: str) -> None:
+        with contextlib.suppress(UnknownApprovalError):  # its turn ended meanwhile
+            if approved:
+                self.team.approve(agent, call_id)
+            else:
+                self.team.deny(agent, call_id, reason)
 
 
 def scripted_team(
@@ -70,10 +80,13 @@ def scripted_team(
     *,
     tools: ToolRegistry | Iterable[ToolLike] | None = None,
     chunk_size: int | tuple[int, int] | None = None,
+    approvals: Approvals = None,
 ) -> SimulatedTeam:
     """A team from a config (object or YAML path) whose members answer from ``scripts``
     (member name -> responses). Members without a script keep the LLM their config gives,
-    which must then be scripted too."""
+    which must then be scripted too. ``approvals``: ``"approve"``, ``"deny"``, or a function
+    of (member, call) returning True, False or a denial's reason; None leaves waiting calls
+    undecided (the run then ends with ``Transcript.error`` naming them)."""
     tools = ToolRegistry.of(tools)
     if not isinstance(config, TeamConfig):
         config = TeamConfig.from_yaml(config, tools=tools)
@@ -92,4 +105,4 @@ def scripted_team(
         llms[member.name] = llm
         members.append(member.model_copy(update={"llm": llm}))
     team = AgentTeam(config.model_copy(update={"members": members}), tools=tools)
-    return SimulatedTeam(team, llms)
+    return SimulatedTeam(team, llms, approvals)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -30,7 +30,9 @@ class Transcript:
 
     events: list[AgentEvent]
     llms: dict[str, ScriptedLLM] = field(default_factory=dict)
-    answer: str = ""
+    answer: Any = ""
+    """The run's answer as ``run`` returns it: a value of the output type for a typed agent
+    (or coordinator), else text."""
     error: str | None = None
 
     def for_agent(self, name: str) -> list[AgentEvent]:

@@ -7,6 +7,11 @@ from autobyteus_like.errors import (
     ToolFailure,
     UnknownToolError,
 )
+from autobyteus_like.tools._approval import (
+    APPROVAL_POLICIES,
+    ApprovalPolicyName,
+    waits_for_approval,
+)
 from autobyteus_like.tools._base import BaseTool
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
@@ -27,6 +32,8 @@ def builtin_tools() -> ToolRegistry:
 
 
 __all__ = [
+    "APPROVAL_POLICIES",
+    "ApprovalPolicyName",
     "BaseTool",
     "DuplicateToolError",
     "ErrorCode",
@@ -44,4 +51,5 @@ __all__ = [
     "UnknownToolError",
     "builtin_tools",
     "tool",
+    "waits_for_approval",
 ]

@@ -145,7 +145,7 @@ def test_a_new_run_goes_on_from_the_conversation_or_rewound_from_where_its_run_b
     from autobyteus_like.history._messages import AssistantMessage, UserMessage
 
     seed = [UserMessage(content="My name is Ada."), AssistantMessage(content="Hello Ada.")]
-    llm = ScriptedLLM(["(seed)", "one", "two", "three", "four"])
+    llm = ScriptedLLM(["one", "two", "three", "four"])  # a seeded agent: from the first
     with Agent(AgentConfig(name="a", llm=llm, history=seed)) as agent:
 
         def contents() -> list[str]:

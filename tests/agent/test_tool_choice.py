@@ -54,8 +54,10 @@ def test_required_is_taught_and_a_reply_without_a_call_is_fed_back_once_per_turn
         second = agent.run("again", timeout=10)
     assert "A tool call is required: call a tool before you answer" in agent.system_prompt
     assert ran == [("add", 5)]
-    assert "a tool call is required before you answer (tool_choice: required)" in \
-        llm.requests[1].messages[-1].content
+    nudge = llm.requests[1].messages[-1]  # a plain instruction, not a made-up failed call
+    assert nudge.content == ("A tool call is required before you answer (tool_choice: "
+                             "required), and your reply made none. Call one of the tools now.")
+    assert not nudge.tool_results and "unknown" not in nudge.content
     # once the turn made its call, its answer stands (no loop); the next turn asks again, once
     assert first == "It is 5."
     assert "tool_choice: required" in llm.requests[4].messages[-1].content
@@ -108,3 +110,18 @@ def test_yaml_takes_tool_choice_and_a_bad_one_is_located():
                               "members": [{**member, "tool_choice": "always"}]})
     assert "members[0].tool_choice: tool_choice must be auto, required, none or {tool: NAME}" \
         in str(caught.value)
+
+
+def test_a_cut_off_reply_without_a_call_is_not_said_to_have_cut_a_call():
+    from autobyteus_like.llm._scripted import ScriptedReply
+
+    llm = ScriptedLLM([ScriptedReply("I was about to", finish_reason="length"),
+                       call("add", 2, 3), "It is 5."])
+    ran.clear()
+    agent = Agent(AgentConfig(name="a", llm=llm, tools=[add, mul], tool_format="xml",
+                              tool_choice="required"))
+    with agent:
+        assert agent.run("go", timeout=10) == "It is 5."
+    asked = llm.requests[1].messages[-1].content
+    assert asked.startswith("A tool call is required before you answer")
+    assert "came back incomplete" not in asked and "PARSE_ERROR" not in asked

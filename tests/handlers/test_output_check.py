@@ -156,7 +156,7 @@ def test_the_answer_travels_as_json_in_events_and_other_tools_run_first():
         asked = wait_for(events, ApprovalRequested)[0]
         agent.approve(asked.invocation.id)
         completed = wait_for(events, TurnCompleted)[0]
-        assert json.loads(reply.result(10)) == {"name": "Paris", "population": 2100000}
+        assert reply.result(10) == City(name="Paris", population=2100000)  # typed (#35)
     assert json.loads(completed.answer) == {"name": "Paris", "population": 2100000}
     history = agent.history  # every call has its result, final_result's too
     assert [m.role for m in history] == ["system", "user", "assistant", "tool", "assistant",

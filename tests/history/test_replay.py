@@ -87,9 +87,8 @@ def test_calls_and_results_are_re_rendered_for_the_target_format(source, target)
 
 def test_an_agent_seeded_from_another_formats_history_goes_on_from_it():
     history = _recorded("xml")
-    # a ScriptedLLM's first request goes on after the replies its history already holds
-    llm = ScriptedLLM(["(replayed)", "(replayed)", ScriptedReply(text="Still 5.")],
-                      provider="openai")
+    # a ScriptedLLM given a seeded conversation starts at its first reply
+    llm = ScriptedLLM([ScriptedReply(text="Still 5.")], provider="openai")
     with Agent(AgentConfig(name="b", llm=llm, tools=[add], tool_format="native")) as agent:
         assert agent.run("And again?", history=history, timeout=10) == "Still 5."
         seen = agent.history
@@ -105,7 +104,7 @@ def test_an_agent_seeded_from_another_formats_history_goes_on_from_it():
 def test_a_config_history_seeds_the_agent_at_start():
     history = [UserMessage(content="My name is Ada."),
                AssistantMessage(content="Hello Ada.")]
-    llm = ScriptedLLM(["(replayed)", "You are Ada."])
+    llm = ScriptedLLM(["You are Ada."])
     config = AgentConfig(name="c", llm=llm, history=[m.model_dump() for m in history])
     with Agent(config) as agent:
         assert [(m.role, m.content) for m in agent.history[1:]] == [
@@ -161,10 +160,10 @@ def test_a_session_keeps_a_seeded_conversation_and_a_restart_goes_on_from_it(tmp
     def config(script: list[str]) -> AgentConfig:
         return AgentConfig(name="a", llm=ScriptedLLM(script), history=seed)
 
-    with Agent(config(["(seed)", "You are Ada."]), session=Session("s", url)) as agent:
+    with Agent(config(["You are Ada."]), session=Session("s", url)) as agent:
         assert agent.run("Who am I?", timeout=10) == "You are Ada."
     # a restart on the session goes on from what it stored, not from the config's seed again
-    llm_script = ["(seed)", "(1)", "Still Ada."]
+    llm_script = ["(seed)", "(1)", "Still Ada."]  # its own session restored: 2 replies held
     with Agent(config(llm_script), session=Session("s", url)) as agent:
         assert agent.run("And now?", timeout=10) == "Still Ada."
         contents = [m.content for m in agent.history[1:]]

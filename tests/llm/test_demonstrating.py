@@ -13,8 +13,8 @@ def _text(llm, request):
 
 def test_the_exchange_comes_first_and_follows_its_source():
     shown: list[tuple[str, str] | None] = [("Use the tool add.", '{"name": "add"}')]
-    # The scripted LLM keys a first request's reply by the assistant messages it sees: one.
-    inner = ScriptedLLM(["(skipped)", "first", "second"])
+    # The demonstration's assistant message skips no scripted reply (#35).
+    inner = ScriptedLLM(["first", "second"])
     llm = DemonstratingLLM(inner, lambda: shown[0])
     question = LLMRequest("system", (Message("user", "Add 2 and 3."),))
     assert _text(llm, question) == "first"

@@ -40,12 +40,21 @@ def test_running_out_is_a_clear_error_and_cancel_stops_streaming():
         ScriptedLLM([], chunk_size=0)
 
 
-def test_a_restored_history_picks_the_reply_that_follows_it():
-    from autobyteus_like.llm import LLMRequest, Message
-
+def test_a_history_in_the_request_does_not_skip_replies():
     llm = ScriptedLLM(["first", "second", "third"])
-    history = (Message("user", "go"), Message("assistant", "first"), Message("user", "more"),
-               Message("assistant", "second"), Message("user", "again"))
-    chunks = list(llm.stream(LLMRequest("", history), threading.Event()))
-    assert "".join(chunk.text for chunk in chunks) == "third"
-    assert llm.remaining == 0
+    history = (Message("user", "go"), Message("assistant", "old"), Message("user", "more"),
+               Message("assistant", "older"), Message("user", "again"))
+    streamed = list(llm.stream(LLMRequest("", history), threading.Event()))
+    assert "".join(chunk.text for chunk in streamed) == "first"
+    assert llm.remaining == 2
+
+
+def test_continue_after_skips_and_the_exhausted_message_says_why():
+    llm = ScriptedLLM(["first", "second", "third"])
+    llm.continue_after(2, "session 's' was restored with 2 replies in its history")
+    assert chunks(llm) == ["third"]
+    llm.continue_after(1, "never goes back")
+    with pytest.raises(ScriptExhaustedError, match=(
+            r"all 3 scripted responses were used \(it skipped 2: session 's' was "
+            r"restored with 2 replies in its history\)")):
+        chunks(llm)

@@ -28,7 +28,8 @@ def send(to: str, content: str) -> str:
 
 
 def test_transcript_of_a_yaml_team():
-    with scripted_team(EXAMPLES / "research_team.yaml", tools=load_example_tools()) as team:
+    with scripted_team(EXAMPLES / "research_team.yaml", tools=load_example_tools(),
+                       approvals="approve") as team:
         transcript = team.run("Summarise the notes")
     assert transcript.answer == "Summary: a.txt has 3 words and b.txt has 5."
     transcript.assert_all_consumed()
