@@ -51,6 +51,8 @@ class TeamAnswers:
 
         def _outcome_at(self, quiet: TeamQuiescent) -> tuple[str, BaseException | None]: ...
 
+        def _wait_answer(self, timeout: float | None) -> str: ...
+
     def caller_turn(self) -> CallerTurn:
         """A place among this conversation's callers, for a face that reads the run's events
         itself (``TeamHost.ask``): ``await_place()`` (or ``wait``), subscribe, ``begin(send)``,

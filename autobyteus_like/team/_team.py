@@ -288,6 +288,15 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         """Block until the team is quiet (True), or the timeout passes (False)."""
         return self.mail.wait_quiescent(timeout)
 
+    def _wait_answer(self, timeout: float | None) -> str:
+        """The coordinator's answer once the team is quiet; its error (or the crossed limit
+        that ended the run for all) raised."""
+        answer, error = self.mail.wait_answer(timeout)
+        error = self._usage.run.error or error
+        if error is not None:
+            raise error
+        return answer
+
     def _outcome_at(self, quiet: TeamQuiescent) -> tuple[str, BaseException | None]:
         """The run's outcome as the team goes quiet (on the thread that saw it): the
         coordinator's answer and the error of its last turn, or the limit that ended the run

@@ -67,7 +67,7 @@ members:
 """)
     assert main(["run", str(tmp_path / "team.yaml"), "-m", "Where?", "--json"]) == 0
     summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()][-1]
-    assert json.loads(summary["answer"]) == {"city": "Paris", "rank": 1}
+    assert summary["answer"] == {"city": "Paris", "rank": 1}  # a JSON object, not JSON text
     assert main(["run", str(tmp_path / "team.yaml"), "-m", "Where?"]) == 0
     assert '{"city": "Paris", "rank": 1}' in capsys.readouterr().out
 
