@@ -30,7 +30,7 @@ from autobyteus_like.agent.actor_messages import (
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.deadlines import Deadlines
 from autobyteus_like.agent.fast_inbox import DEADLINES_DUE, DeadlineInbox, FastInboxActor
-from autobyteus_like.agent.member_replies import fail_every
+from autobyteus_like.agent.member_replies import fail_every, run_stopped
 from autobyteus_like.agent.publication import Publication
 from autobyteus_like.agent.quiet_wakeup import wake_quietly
 from autobyteus_like.agent.session_log import SessionLog, SessionLogHooks
@@ -59,7 +59,9 @@ from autobyteus_like.handlers.scheduling import SlotState
 from autobyteus_like.handlers.turn_steps import complete_turn, run_over
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks.culprit import failing_hook, hook_failure
+from autobyteus_like.hooks.session_writer import SessionWriter
 from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools.tool_context import CancelFlag
 from autobyteus_like.usage.limit_event import UsageLimitReached
 from autobyteus_like.usage.meter import AgentMeter
 
@@ -88,6 +90,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
+        run_stopped: CancelFlag | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -109,6 +112,8 @@ class AgentActor(FastInboxActor):
         self.ctx = AgentContext(config, tools, tool_format, services.stream_llm,
                                 services.run_tool, system_prompt, end_run=self._end_run)
         services.ctx = self.ctx
+        if run_stopped is not None:  # set by the Agent when a stop is acknowledged
+            self.ctx.run_stopped = run_stopped
         publisher.watch(self._listened)  # sets ctx.wants now and whenever subscribers change
         log = (SessionLogHooks(SessionLog(config.session_log, config.name,
                                           config.session_log_format), self.ctx.report_error)
@@ -119,6 +124,8 @@ class AgentActor(FastInboxActor):
         for hook in hooks:
             if isinstance(hook, AgentMeter):  # a teammate may end the run (any thread)
                 hook.budget.on_exceeded(self._limit_crossed)
+            elif isinstance(hook, SessionWriter):  # its calls' keys name the session
+                self.ctx.session = hook.session
         if snapshot is not None:
             from autobyteus_like.handlers.turn_resume import restore_context
 
@@ -267,7 +274,10 @@ class AgentActor(FastInboxActor):
     def decide(self, decision: ApprovalGranted | ApprovalDenied) -> list[str] | None:
         """Decide a waiting call now (None), or the ids of the calls that wait when none has
         that id: checked and decided in one mailbox message, so of two decisions on one call
-        the second finds it decided (``Agent.approve``)."""
+        the second finds it decided (``Agent.approve``). Once a stop of the run is
+        acknowledged (``run_stopped``), every decision is refused: "the run was stopped"."""
+        if self.ctx.run_stopped.is_set():
+            raise run_stopped(self.ctx.name, decision.invocation_id)
         waiting = self.waiting_approvals()
         if decision.invocation_id not in waiting:
             return waiting

@@ -58,6 +58,7 @@ from autobyteus_like.tools.registry import (
     acquire_all,
     split_tool_sources,
 )
+from autobyteus_like.tools.tool_context import CancelFlag
 from autobyteus_like.tracing.settings import Tracing, current_parent
 from autobyteus_like.usage.report import AgentUsage, TeamUsage, UsageReport
 
@@ -123,6 +124,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._ref: pykka.ActorRef[AgentActor] | None = None
+        self._run_stopped = CancelFlag()  # each run's own (stop_run)
         self.tracing = tracing
         self._usage = AgentUsage(config.name, config.limits, config.prices, team_usage)
         self._traced = False
@@ -231,10 +233,11 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
             hooks = usage_and_tracing_hooks(self.name, llm, self._usage, self.tracing, keeper)
             self._traced = len(hooks) > 1
+            self._run_stopped = CancelFlag()
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads, hooks=(writer, *hooks) if writer else
-                tuple(hooks), snapshot=self._restored,
+                tuple(hooks), snapshot=self._restored, run_stopped=self._run_stopped,
             )
             if self.config.history is not None and not (
                     self._restored is not None and self._restored.messages):
@@ -258,6 +261,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             if ref is not None:                             # the next stop() joins
                 ref.stop(block=False)
             return
+        self._run_stopped.set()  # acknowledged: no decision taken, no call started from now
         with self._lock:
             ref, self._ref = self._ref, None
             unwatch, self._unwatch = self._unwatch, []
@@ -293,6 +297,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         stands, or with ``rewind`` as this run began (the run leaves no trace: a cancelled
         ask). With one, from the store: a turn left unfinished ends there with ``abandon`` as
         its error, each call without a result INTERRUPTED (as ``abandon_unfinished`` does)."""
+        self._run_stopped.set()  # acknowledged: no decision taken, no call started from now
         with self._lock:
             ref, self._ref = self._ref, None
         if ref is None:

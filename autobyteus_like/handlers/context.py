@@ -38,7 +38,7 @@ from autobyteus_like.tools.definition import ToolDefinition
 from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools.tool_context import CancelFlag, ToolContext
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
@@ -158,6 +158,10 @@ class AgentContext:
         self.turn_checks: tuple[TurnCheck, ...] = ()
         """Checks that may end the turn or ask again once a response's calls are all done
         (typed output, retry budgets: ``turn_verdict``)."""
+        self.session: str | None = None
+        """The session the conversation is stored in (each call's idempotency key names it)."""
+        self.run_stopped = CancelFlag()
+        """Set (from any thread) once a stop of this run is acknowledged: no call starts."""
 
     def emit(self, event: AgentEvent) -> None:
         """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""

@@ -155,7 +155,7 @@ def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
 def start_ready_calls(ctx: AgentContext) -> None:
     """Start every call the schedule allows now, in invocation order."""
     turn = ctx.turn
-    if turn is None:
+    if turn is None or ctx.run_stopped.is_set():  # a stopped run starts nothing
         return
     for slot in turn.schedule.startable():
         error = ctx.hooks.claim(turn, "tool_calls")
@@ -190,7 +190,7 @@ def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
     context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
-                          sandbox=ctx.config.sandbox_for(tool.name))
+                          sandbox=ctx.config.sandbox_for(tool.name), session=ctx.session)
     shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
     logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
                  shown.why)

@@ -345,6 +345,14 @@ class AgentTeam(TeamAnswers):
             agent.events(into=subscription)
         return subscription
 
+    def stop_run(self) -> None:
+        """Acknowledge a stop of the run going on, at once, in every member (``Agent.stop_run``):
+        from now on every decision on it is refused (``AgentStoppedError``: "the run was
+        stopped") and none of its calls starts; ``new_run`` or ``stop`` follows and cuts what
+        runs."""
+        for agent in self.agents.values():
+            agent.stop_run()
+
     def approve(self, member: str, invocation_id: str) -> None:
         """Approve a member's waiting call."""
         self._member(member).approve(invocation_id)

@@ -1,0 +1,48 @@
+"""A call stopped while it waited for a decision never started: the store records, and the
+model is shown, that it "never started" (``ToolResult.started`` False), not that it "may have
+run" (docs/architecture.md, "Interrupted calls")."""
+
+from __future__ import annotations
+
+import json
+
+from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
+from autobyteus_like.events import ApprovalRequested
+from autobyteus_like.store import Session
+from autobyteus_like.store.records import CallState
+from autobyteus_like.tools.invocation import MAY_HAVE_RUN, NEVER_STARTED, ToolResult
+from tests.agent.event_waits import wait_for
+
+ran: list[str] = []
+
+
+@tool(requires_approval=True)
+def wipe(target: str) -> str:
+    """Wipe a target."""
+    ran.append(target)
+    return f"wiped {target}"
+
+
+def test_a_call_stopped_while_it_waited_is_stored_and_shown_as_never_started(store_url):
+    llm = ScriptedLLM([json.dumps({"name": "wipe", "arguments": {"target": "disk"}}),
+                       "it never ran"])
+    config = AgentConfig(name="a", llm=llm, tools=[wipe], tool_format="json",
+                         auto_execute_tools=False, approval_policy="marked")
+    session = Session("s1", store_url)
+    with Agent(config, session=session) as agent:
+        events = agent.events()
+        first = agent.send("wipe the disk")
+        [asked] = wait_for(events, ApprovalRequested)
+        agent.new_run(abandon="stopped by the user")  # the stop: the call still waited
+        assert first.exception(timeout=10) is not None
+        assert agent.run("did it run?", timeout=10) == "it never ran"
+        [call] = session.store.calls("s1", "a")
+    assert ran == []
+    assert call.invocation_id == asked.invocation.id
+    assert call.state is CallState.INTERRUPTED
+    stored = ToolResult.model_validate(call.result)
+    assert stored.started is False
+    assert stored.error is not None and stored.error.message.startswith(NEVER_STARTED)
+    shown = llm.requests[-1].messages  # the next turn's request carries the old result
+    text = "\n".join(m.content for m in shown)
+    assert NEVER_STARTED in text and MAY_HAVE_RUN not in text
