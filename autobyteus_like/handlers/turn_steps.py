@@ -166,7 +166,7 @@ def start_ready_calls(ctx: AgentContext) -> None:
             ctx.emit(ToolResultReceived(agent=ctx.name, result=ToolResult.failure(
                 slot.invocation, ErrorCode.LIMIT, str(error),
                 suggestion="the run ends here; a new run starts from zero",
-                recoverable=False)))
+                recoverable=False, started=False)))
     if turn.refused is not None and _only_people_left(ctx, turn):
         return
     update_status(ctx)

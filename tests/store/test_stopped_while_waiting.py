@@ -1,12 +1,14 @@
 """A call stopped while it waited for a decision never started: the store records, and the
 model is shown, that it "never started" (``ToolResult.started`` False), not that it "may have
-run" (docs/architecture.md, "Interrupted calls")."""
+run" (docs/architecture.md, "Interrupted calls"); the command line's ``approve`` of it is
+refused saying the run was stopped."""
 
 from __future__ import annotations
 
 import json
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
+from autobyteus_like.cli import main
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import Session
 from autobyteus_like.store.records import CallState
@@ -23,7 +25,7 @@ def wipe(target: str) -> str:
     return f"wiped {target}"
 
 
-def test_a_call_stopped_while_it_waited_is_stored_and_shown_as_never_started(store_url):
+def test_a_call_stopped_while_it_waited_is_stored_and_shown_as_never_started(store_url, capsys):
     llm = ScriptedLLM([json.dumps({"name": "wipe", "arguments": {"target": "disk"}}),
                        "it never ran"])
     config = AgentConfig(name="a", llm=llm, tools=[wipe], tool_format="json",
@@ -46,3 +48,8 @@ def test_a_call_stopped_while_it_waited_is_stored_and_shown_as_never_started(sto
     shown = llm.requests[-1].messages  # the next turn's request carries the old result
     text = "\n".join(m.content for m in shown)
     assert NEVER_STARTED in text and MAY_HAVE_RUN not in text
+    capsys.readouterr()
+    assert main(["approve", "s1", call.invocation_id, "--store", store_url]) == 2
+    err = capsys.readouterr().err
+    assert "the run was stopped while call" in err and "Traceback" not in err
+    assert ran == []
