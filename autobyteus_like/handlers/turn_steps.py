@@ -150,6 +150,8 @@ def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
     the hooks recorded the reset: one that raises leaves the history as it was)."""
     ctx.hooks.conversation_reset(reset)
     ctx.messages[:] = reset.history  # stored with the next turn
+    ctx.ids.restore([call.id for message in reset.history  # a new call never takes the id
+                     for call in message.tool_calls])       # of a seeded one
 
 
 def start_ready_calls(ctx: AgentContext) -> None:
