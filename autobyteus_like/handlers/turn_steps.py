@@ -69,11 +69,7 @@ def request_llm(ctx: AgentContext) -> None:
     turn = ctx.turn
     assert turn is not None
     if turn.iterations >= ctx.config.max_iterations:
-        complete_turn(
-            ctx, "",
-            f"max_iterations ({ctx.config.max_iterations}) reached: the LLM was still "
-            "calling tools; raise max_iterations or simplify the task",
-        )
+        complete_turn(ctx, "", _iterations_spent(ctx, turn))
         return
     if turn.refused is not None:  # a call was refused by a limit: its run ends here
         ctx.end_run(turn.refused)
@@ -152,6 +148,19 @@ def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
     ctx.messages[:] = reset.history  # stored with the next turn
     ctx.ids.restore([call.id for message in reset.history  # a new call never takes the id
                      for call in message.tool_calls])       # of a seeded one
+
+
+def _iterations_spent(ctx: AgentContext, turn: TurnState) -> str:
+    """What happened when ``max_iterations`` ends a turn: the LLM still calling tools, or
+    asked again because its answer was not accepted (the note it was sent says why)."""
+    spent = f"max_iterations ({ctx.config.max_iterations}) reached"
+    if len(turn.schedule) or not ctx.messages:
+        return f"{spent}: the LLM was still calling tools; raise max_iterations or simplify " \
+               "the task"
+    why = ctx.messages[-1].content[:300]
+    return (f"{spent} before the LLM gave an answer that was accepted (it wrote no tool call; "
+            f"its last answer was sent back: {why!r}); raise max_iterations above the "
+            "retries allowed (output_retries)")
 
 
 def start_ready_calls(ctx: AgentContext) -> None:
