@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
-from autobyteus_like.agent.call_results import success_result
-from autobyteus_like.store.records import CallState
-from autobyteus_like.tools.invocation import ToolResult
-from autobyteus_like.tools.result_values import DEFAULT_MAX_RESULT_CHARS
-from autobyteus_like.tools.tool_context import call_key
+from autobyteus_like.agent._call_results import success_result
+from autobyteus_like.store._records import CallState
+from autobyteus_like.tools._context import call_key
+from autobyteus_like.tools._invocation import ToolResult
+from autobyteus_like.tools._result_values import DEFAULT_MAX_RESULT_CHARS
 
 if TYPE_CHECKING:
-    from autobyteus_like.store.restore import TurnSnapshot
-    from autobyteus_like.tools.registry import ToolRegistry
+    from autobyteus_like.store._restore import TurnSnapshot
+    from autobyteus_like.tools._registry import ToolRegistry
 
 __all__ = ["reconcile_running"]
 

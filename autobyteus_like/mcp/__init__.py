@@ -6,8 +6,8 @@ face above this package (``autobyteus_like.serving``).
 Importing this package loads neither the SDK nor ``jsonschema``; starting a toolset does.
 """
 
-from autobyteus_like.mcp.server_config import MCPServerConfig
-from autobyteus_like.mcp.tool_definitions import IDEMPOTENCY_META_KEY
-from autobyteus_like.mcp.toolset import MCPToolset
+from autobyteus_like.mcp._server_config import MCPServerConfig
+from autobyteus_like.mcp._tool_definitions import IDEMPOTENCY_META_KEY
+from autobyteus_like.mcp._toolset import MCPToolset
 
 __all__ = ["IDEMPOTENCY_META_KEY", "MCPServerConfig", "MCPToolset"]

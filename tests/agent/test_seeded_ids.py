@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.history.history_messages import history_from_json
+from autobyteus_like.history._messages import history_from_json
 
 
 @tool

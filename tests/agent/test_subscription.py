@@ -7,7 +7,7 @@ import asyncio
 import gc
 
 from autobyteus_like import Agent, AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
-from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
+from autobyteus_like.agent._subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.events import AgentErrorOccurred
 
 

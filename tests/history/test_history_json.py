@@ -9,7 +9,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM
 from autobyteus_like.errors import ConfigError
-from autobyteus_like.history.history_messages import history_from_json
+from autobyteus_like.history._messages import history_from_json
 
 LONE = "half an emoji \ud83d, a low one \udfff and é"
 

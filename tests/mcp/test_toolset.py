@@ -12,12 +12,12 @@ from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolArgumentError, 
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.formats import formatter_for, parse_tool_calls
 from autobyteus_like.formatters import build_manifest
-from autobyteus_like.formatters.example_values import example_arguments
+from autobyteus_like.formatters._example_values import example_arguments
 from autobyteus_like.mcp import IDEMPOTENCY_META_KEY, MCPToolset
 from autobyteus_like.tools import ToolRegistry
-from autobyteus_like.tools.image_content import ImageContent as Image
-from autobyteus_like.tools.invocation import ErrorCode
-from autobyteus_like.tools.tool_context import call_key
+from autobyteus_like.tools._context import call_key
+from autobyteus_like.tools._image_content import ImageContent as Image
+from autobyteus_like.tools._invocation import ErrorCode
 from tests.mcp.server_processes import RAW_SERVER, sdk_stdio
 
 TEXT_FORMATS = ("openai", "gemini", "json", "xml", "execute", "tool_call")

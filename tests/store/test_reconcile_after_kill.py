@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
-from autobyteus_like.history.history_messages import ToolResultsMessage
+from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
-from autobyteus_like.tools.invocation import MAY_HAVE_RUN
+from autobyteus_like.tools._invocation import MAY_HAVE_RUN
 
 SCRIPT = [json.dumps({"name": "pay", "arguments": {"amount": 7}}), "done"]
 
@@ -122,7 +122,7 @@ def test_a_call_killed_after_its_side_effect_is_settled_by_its_key(
 
 
 def test_the_key_is_derived_from_the_session_member_and_call():
-    from autobyteus_like.tools.tool_context import call_key
+    from autobyteus_like.tools._context import call_key
 
     keys = {call_key("a", "call_1", "s1"), call_key("b", "call_1", "s1"),
             call_key("a", "call_2", "s1"), call_key("a", "call_1", "s2"),

@@ -11,8 +11,8 @@ from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.cli import main
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import Session
-from autobyteus_like.store.records import CallState
-from autobyteus_like.tools.invocation import MAY_HAVE_RUN, NEVER_STARTED, ToolResult
+from autobyteus_like.store._records import CallState
+from autobyteus_like.tools._invocation import MAY_HAVE_RUN, NEVER_STARTED, ToolResult
 from tests.agent.event_waits import wait_for
 
 ran: list[str] = []
