@@ -19,6 +19,8 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "otel": ("opentelemetry.sdk",),
     "postgres": ("psycopg",),
     "web": ("ag_ui", "starlette", "uvicorn"),
+    "vector": ("wordllama", "usearch"),
+    "js": ("py_mini_racer",),
 }
 """Extra -> the importable packages it installs (as in pyproject.toml)."""
 

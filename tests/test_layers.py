@@ -264,7 +264,7 @@ def test_the_turn_context_is_imported_only_inside_the_turn_machine():
 @pytest.mark.parametrize("source", [
     "from autobyteus_like.handlers._context import AgentContext",
     "from autobyteus_like.handlers import AgentContext",
-    "from autobyteus_like.handlers import context",
+    "from autobyteus_like.handlers import _context",
     "import autobyteus_like.handlers._context as turn",
     "def f(ctx: 'AgentContext') -> None: ...",
 ])

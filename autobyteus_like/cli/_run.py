@@ -132,7 +132,10 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
               ) -> int:
-    view: EventView = JsonView(sys.stdout) if args.json else RichView(verbose=args.verbose)
+    coordinator = next(member for member in team.config.members
+                       if member.name == team.config.coordinator)
+    view: EventView = (JsonView(sys.stdout, typed=coordinator.output_spec() is not None)
+                       if args.json else RichView(verbose=args.verbose))
     outcome: TeamQuiescent | None = None
     failure: str | None = None
     detached = False

@@ -5,6 +5,8 @@ command says which in one line."""
 from __future__ import annotations
 
 import argparse
+import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like._extras import require_extra
@@ -55,7 +57,8 @@ def add_serve_commands(commands: Any) -> None:
     serve = commands.add_parser(
         "serve", help="watch and steer a team in the browser (AG-UI over SSE)",
         description="Serve a team on a local web page: send it messages, watch every member, "
-                    "approve or deny calls, stop a run. Prints the URL (with its token). "
+                    "approve or deny calls, stop a run. Prints the URL (with its token: "
+                    "a random one, or $AUTOBYTEUS_LIKE_WEB_TOKEN). "
                     "Needs autobyteus-like[web].")
     serve.add_argument("team", help="the team's YAML file")
     serve.add_argument("--tools", metavar="FILE.py:NAME", action="append",
@@ -121,12 +124,30 @@ def _serve_web(args: argparse.Namespace) -> int:
     from autobyteus_like.serving._team_host import TeamHost
     from autobyteus_like.web import serve_web
 
+    token = _web_token()
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     session = _open_session(args, config)
     try:
-        serve_web(TeamHost(config, tools=tools, session=session), http=args.http)
+        serve_web(TeamHost(config, tools=tools, session=session), http=args.http, token=token)
     finally:
         if session is not None:
             session.close()
     return 0
+
+
+TOKEN_VARIABLE = "AUTOBYTEUS_LIKE_WEB_TOKEN"
+"""The token ``serve`` uses instead of a random one: a page left open reconnects to the
+server restarted with the same token (and ``--http`` address)."""
+
+
+def _web_token() -> str | None:
+    """The token from ``AUTOBYTEUS_LIKE_WEB_TOKEN`` (None: a random one), at least 16
+    characters of letters, digits, ``-`` and ``_`` (it travels in the URL)."""
+    token = os.environ.get(TOKEN_VARIABLE)
+    if token is None:
+        return None
+    if len(token) < 16 or not re.fullmatch(r"[A-Za-z0-9_-]+", token):
+        raise UsageError(f"{TOKEN_VARIABLE} must be at least 16 letters, digits, '-' or '_' "
+                         "(it guards the team: make it hard to guess)")
+    return token

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from autobyteus_like.agent._working_memory import working_set_record
 from autobyteus_like.errors import UsageError
 from autobyteus_like.events import (
     AgentEvent,
@@ -200,6 +201,7 @@ def _show(args: argparse.Namespace) -> int:
             for call in store.calls(args.name, agent):
                 outcome = "" if call.result is None else f" -> {_result_text(call.result)}"
                 _say(f"  call {call.invocation_id} {call.name}: {call.state.value}{outcome}")
+            _print_working_set(store.usage(args.name, working_set_record(agent)))
         mail = store.mail(args.name)
         if mail:
             _say("\n== messages between members ==")
@@ -209,6 +211,13 @@ def _show(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _print_working_set(saved: dict[str, Any] | None) -> None:
+    """The agent's working set (memory.advise), if it has one."""
+    for kind in ("hot", "cold"):
+        for entry in (saved or {}).get(kind, []):
+            _say(f"  working set: {kind} {entry.get('path')} ({entry.get('why')})")
 
 
 def _print_message(role: str, content: str, calls: list[dict[str, Any]],

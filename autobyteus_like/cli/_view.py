@@ -118,11 +118,13 @@ class EventView:
 
 
 class JsonView(EventView):
-    """One JSON object per line: every event, remarks, and a final ``RunSummary``."""
+    """One JSON object per line: every event, remarks, and a final ``RunSummary`` (whose
+    ``answer`` is the JSON value a typed coordinator answered, with ``typed``, not its text)."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, typed: bool = False) -> None:
         super().__init__()
         self._out = out
+        self._typed = typed
 
     def _line(self, data: dict[str, Any]) -> None:
         self._out.write(json.dumps(data, ensure_ascii=False) + "\n")
@@ -141,7 +143,8 @@ class JsonView(EventView):
         self._line({
             "type": "RunSummary",
             "finished": error is None,
-            "answer": outcome.answer if outcome is not None and error is None else None,
+            "answer": self._answer(outcome.answer) if outcome is not None and error is None
+            else None,
             "error": error,
             "elapsed_s": round(elapsed, 3),
             "messages": self.messages,
@@ -150,6 +153,15 @@ class JsonView(EventView):
                        for agent, counts in self.shown_stats().items()},
             **({"usage": usage.as_json()} if usage is not None else {}),
         })
+
+
+    def _answer(self, answer: str) -> Any:
+        if not self._typed:
+            return answer
+        try:
+            return json.loads(answer)  # a typed answer travels as JSON text
+        except ValueError:
+            return answer
 
 
 def run_error(outcome: TeamQuiescent | None, error: str | None) -> str | None:
@@ -228,7 +240,13 @@ class RichView(EventView):
             self._say(agent, "magenta", f"waits for approval of {event.invocation.name}")
         elif isinstance(event, ToolResultReceived):
             result = event.result
-            if result.status == "success":
+            if result.status == "success" and result.tool_name == "memory.advise" and \
+                    isinstance(result.content, dict):  # the agent's working set, as it is now
+                kept = {kind: ", ".join(str(entry.get("path")) for entry in entries) or "-"
+                        for kind, entries in result.content.items() if isinstance(entries, list)}
+                self._say(agent, "green", f"working set: hot {escaped(kept.get('hot', '-'))}; "
+                                          f"cold {escaped(kept.get('cold', '-'))}")
+            elif result.status == "success":
                 self._say(agent, "green",
                           f"{escaped(result.tool_name)} -> {self._short(result.content)}")
             elif result.error is not None:

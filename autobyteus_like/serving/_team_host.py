@@ -16,8 +16,9 @@ begins its new run in its host.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -180,7 +181,8 @@ class TeamHost:
                 async for event in subscription:
                     await report(event)
                     if isinstance(event, ApprovalRequested) and settle_approvals:
-                        self._decide(team, event)
+                        # off the event loop: a Ray team's answer may take a while
+                        await anyio.to_thread.run_sync(self._decide, team, event)
                     elif isinstance(event, TeamQuiescent):
                         quiet = event
                         break
@@ -198,6 +200,18 @@ class TeamHost:
             return quiet.answer
         assert reply is not None  # a member is only asked with a message
         return reply.result(timeout=0)  # settled: the team is quiet
+
+    def answer_value(self, answer: str) -> Any:
+        """The coordinator's answer as JSON holds it: the value a typed coordinator answered
+        (its answer travels as JSON text), else the text itself."""
+        coordinator = next(member for member in self.config.members
+                           if member.name == self.config.coordinator)
+        if coordinator.output_spec() is None:
+            return answer
+        try:
+            return json.loads(answer)
+        except ValueError:  # (a typed answer is JSON; anything else is shown as it is)
+            return answer
 
     def _decide(self, team: AgentTeam, event: ApprovalRequested) -> None:
         approved, reason = self.policy.decide(event.invocation.name)

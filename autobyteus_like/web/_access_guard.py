@@ -3,7 +3,8 @@
 The token (random, printed in the URL as ``?token=...``, as Jupyter does) comes in the query or
 as ``Authorization: Bearer``; anything else is refused with 403 before any route runs. The
 ``Host`` header must name the address the server listens on (``localhost`` too, for a loopback
-address), so a page of another site that rebinds its name to 127.0.0.1 is refused as well.
+address; without the port when it is 80, as a browser sends it), so a page of another site
+that rebinds its name to 127.0.0.1 is refused as well.
 Every answer says not to cache it, not to sniff its type and not to leak the URL as a referrer.
 """
 
@@ -29,7 +30,11 @@ def allowed_hosts(host: str, port: int) -> set[str] | None:
     if host in _WILDCARD:
         return None
     names = _LOOPBACK if host in _LOOPBACK else {host}
-    return {f"[{name}]:{port}" if ":" in name else f"{name}:{port}" for name in names}
+    shown = {f"[{name}]" if ":" in name else name for name in names}
+    hosts = {f"{name}:{port}" for name in shown}
+    if port == 80:  # a browser leaves HTTP's own port out of Host
+        hosts |= shown
+    return hosts
 
 
 class AccessGuard:

@@ -84,9 +84,13 @@ class _Member:
 class AguiRun:
     """Translates one run's events; ``usage`` reads the team's usage when a response ends."""
 
-    def __init__(self, thread_id: str, run_id: str, usage: Callable[[], UsageReport]) -> None:
+    def __init__(self, thread_id: str, run_id: str, usage: Callable[[], UsageReport],
+                 key: str | None = None) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
+        """The run's id on the wire (an AG-UI client's own, or ``key``)."""
+        self.key = key or run_id
+        """The server's own id of the run: unique among the server's runs."""
         self._usage = usage
         self._members: dict[str, _Member] = {}
         self._calls: dict[tuple[str, str], int] = {}  # (member, call id) -> its number
@@ -107,8 +111,9 @@ class AguiRun:
                 RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id,
                                  timestamp=_now())]
 
-    def finished(self, answer: str) -> list[BaseEvent]:
-        """The team is quiet: ``RUN_FINISHED`` with the coordinator's answer."""
+    def finished(self, answer: Any) -> list[BaseEvent]:
+        """The team is quiet: ``RUN_FINISHED`` with the coordinator's answer (a typed
+        coordinator's JSON value as it is, not as JSON text)."""
         return [*self._close_all(), RunFinishedEvent(
             thread_id=self.thread_id, run_id=self.run_id, result=answer, timestamp=_now())]
 
@@ -148,7 +153,7 @@ class AguiRun:
         out: list[BaseEvent] = []
         if member.message is None:
             member.messages += 1
-            member.message = f"{self.run_id}.{event.agent}.{member.messages}"
+            member.message = f"{self.key}.{event.agent}.{member.messages}"
             out.append(TextMessageStartEvent(message_id=member.message, role="assistant",
                                              metadata=meta))
         out.append(TextMessageContentEvent(message_id=member.message, delta=event.text,
@@ -233,7 +238,7 @@ class AguiRun:
         error = result.error
         wire = wire_id(event.agent, result.invocation_id)
         out.append(ToolCallResultEvent(
-            message_id=f"{self.run_id}.result.{wire}", tool_call_id=wire,
+            message_id=f"{self.key}.result.{wire}", tool_call_id=wire,
             content=result_text(result), role="tool", metadata={"member": event.agent}))
         out.append(self._call_custom("tool_result", event.agent, result.invocation_id, {
             "status": result.status, "code": None if error is None else error.code.value,

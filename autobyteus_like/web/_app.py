@@ -10,8 +10,10 @@ the page's commands.
   coordinator; the answer is that run's events over SSE.
 - ``POST /api/run`` (``{"message": ...}``, or ``{"resume": true}`` to go on with what a
   session left unfinished), ``/api/abandon`` (``{"reason": ...}``: end it instead),
-  ``/api/approve``, ``/api/deny``, ``/api/stop``: the page's commands (JSON in, JSON out;
-  409 with the reason when refused).
+  ``/api/approve``, ``/api/deny`` (``{"tool_call_id": "member:id"}``, the id the events
+  show, or ``{"member": ..., "call_id": ...}``; a denial may add ``"reason"``), ``/api/stop``:
+  the page's commands (JSON in, JSON out; 409 with the reason when refused, 400 when the
+  request itself is wrong).
 - ``GET /api/state``, ``/api/history``: the team, the calls waiting, a session's stored history.
 
 Every request passes ``AccessGuard`` (token and Host) first; commands are POSTs only.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import AsyncIterator
 from importlib.resources import files
 from typing import Any
@@ -75,6 +78,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         data = json.loads(body or b"{}")
     except ValueError as exc:
         raise BadRequestError(f"the request body is not JSON: {exc}") from None
+    except RecursionError:
+        raise BadRequestError("the request body is JSON nested too deeply to read") from None
     if not isinstance(data, dict):
         raise BadRequestError("the request body must be a JSON object")
     return data
@@ -85,6 +90,26 @@ def _text_field(data: dict[str, Any], name: str, required: bool = True) -> str:
     if not isinstance(value, str) or (required and not value):
         raise BadRequestError(f"{name!r} must be a non-empty string")
     return value
+
+
+def _call_key(data: dict[str, Any]) -> tuple[str, str]:
+    """The call a decision is about: ``tool_call_id`` as its events show it
+    (``member:id``), or the member's own ``call_id`` with its ``member``."""
+    if "tool_call_id" in data:
+        wire = _text_field(data, "tool_call_id")
+        member, colon, call_id = wire.partition(":")
+        if not colon or not member or not call_id:
+            raise BadRequestError(f"'tool_call_id' is the id the events show, 'member:id' "
+                                  f"(such as 'lead:call_1'), not {wire!r}; a member's own id "
+                                  "goes in 'call_id', with 'member'")
+        if data.get("member") not in (None, member):
+            raise BadRequestError(f"'tool_call_id' {wire!r} is a call of {member!r}, not of "
+                                  f"'member' {data['member']!r}")
+        return member, call_id
+    return _text_field(data, "member"), _text_field(data, "call_id")
+
+
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
 
 
 def _last_user_text(run: RunAgentInput) -> str:
@@ -117,13 +142,18 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
     async def events(request: Request) -> Response:
         last = request.headers.get("last-event-id") or request.query_params.get(
             "last_event_id") or "0"
-        if not last.isdigit():
-            return JSONResponse({"error": f"Last-Event-ID must be a number, not {last!r}"}, 400)
+        if not _EVENT_ID.fullmatch(last):
+            shown = last if len(last) <= 40 else f"{last[:40]}... ({len(last)} characters)"
+            return JSONResponse({"error": f"Last-Event-ID must be an event's number (digits "
+                                          f"0-9, at most 18), not {shown!r}"}, 400)
         return stream(team.log.frames(after=int(last)))
 
     async def agui_run(request: Request) -> Response:
+        body = await _json_body(request)
         try:
-            run = RunAgentInput.model_validate(await _json_body(request))
+            run = RunAgentInput.model_validate(body)
+        except RecursionError:
+            raise BadRequestError("the RunAgentInput is nested too deeply to read") from None
         except ValidationError as exc:
             raise BadRequestError(f"not a RunAgentInput: {exc.errors()[0]['msg']} at "
                               f"{'.'.join(map(str, exc.errors()[0]['loc']))}") from None
@@ -139,13 +169,12 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
 
     async def approve(request: Request) -> Response:
         data = await _json_body(request)
-        done = team.decide(_text_field(data, "member"), _text_field(data, "tool_call_id"), True)
-        return JSONResponse({"done": done})
+        return JSONResponse({"done": await team.decide(*_call_key(data), True)})
 
     async def deny(request: Request) -> Response:
         data = await _json_body(request)
-        done = team.decide(_text_field(data, "member"), _text_field(data, "tool_call_id"), False,
-                           _text_field(data, "reason", required=False))
+        done = await team.decide(*_call_key(data), False,
+                                 _text_field(data, "reason", required=False))
         return JSONResponse({"done": done})
 
     async def abandon(request: Request) -> Response:
@@ -153,7 +182,7 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
         return JSONResponse({"run_id": await team.abandon(_text_field(data, "reason"))})
 
     async def stop(request: Request) -> Response:
-        return JSONResponse({"stopped": team.stop()})
+        return JSONResponse({"stopped": await team.stop()})
 
     async def refused(request: Request, exc: Exception) -> Response:
         status = 409 if isinstance(exc, RunRefusedError | DecisionRefusedError) else getattr(

@@ -6,6 +6,7 @@ URL holding it; the team is hosted by the same ``TeamHost`` that serves a team o
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import signal
 import sys
@@ -16,6 +17,7 @@ from autobyteus_like.serving._startup import listening_socket, stop_signals_hand
 from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.web._access_guard import allowed_hosts
 from autobyteus_like.web._app import build_app
+from autobyteus_like.web._connections import ConnectionGuard, ConnectionLimits
 from autobyteus_like.web._team import WebTeam
 
 __all__ = ["serve_web"]
@@ -44,7 +46,8 @@ async def _until_signalled(scope: anyio.CancelScope) -> None:
 def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
               token: str | None = None) -> None:
     """Start the team, serve it on the web until a signal, then stop it and its MCP servers.
-    The URL, with the token (a random one unless given), is printed (``_announce``)."""
+    The URL, with the token (a random one unless given), is printed (``_announce``).
+    Connections are guarded (``ConnectionGuard``): idle ones cannot lock the server out."""
     import uvicorn
 
     token = token or secrets.token_urlsafe(24)
@@ -56,8 +59,14 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
             app = build_app(team, token, allowed_hosts(http[0], port))
 
             async def run() -> None:
-                server = uvicorn.Server(uvicorn.Config(app, log_level="warning",
-                                                       lifespan="off"))
+                guard = ConnectionGuard(ConnectionLimits.for_this_process(),
+                                        tell=lambda line: print(line, file=sys.stderr,
+                                                                flush=True))
+                guard.install(asyncio.get_running_loop())
+                server = uvicorn.Server(uvicorn.Config(
+                    app, log_level="warning", lifespan="off", http=guard.protocol_class(),
+                    timeout_keep_alive=guard.limits.idle_timeout_s,
+                    backlog=guard.limits.backlog))
                 async with anyio.create_task_group() as group:
                     team.attach(group)
                     host.on_lost = group.cancel_scope.cancel  # another process took over
@@ -72,6 +81,7 @@ def serve_web(host: TeamHost, *, http: tuple[str, int] = ("127.0.0.1", 0),
                         await server.serve(sockets=[sock])
                     finally:
                         team.log.close()
+                        guard.uninstall()
                     group.cancel_scope.cancel()
 
             host.start()
