@@ -57,11 +57,14 @@ def test_the_checks_see_what_they_forbid():
 WORDINGS = {
     "denied: ": "autobyteus_like/tools/_invocation.py",
     "was running when": "autobyteus_like/tools/_invocation.py",
+    "never started": "autobyteus_like/tools/_invocation.py",
+    "may have run": "autobyteus_like/tools/_invocation.py",
     "do not retry this call unchanged": "autobyteus_like/tools/_invocation.py",
     "stopped before the turn finished": "autobyteus_like/agent/_member_replies.py",
     "is not running; use": "autobyteus_like/agent/_member_replies.py",
 }
-"""Wordings written once: a denied or interrupted call (``ToolResult.denied``/``interrupted``),
+"""Wordings written once: a denied or interrupted call (``ToolResult.denied``/``interrupted``:
+a call that "never started" or "may have run", docs/architecture.md "Interrupted calls"),
 a reply failed by a stop and a message to a member not running (one for every runtime)."""
 
 

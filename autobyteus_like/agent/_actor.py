@@ -32,7 +32,7 @@ from autobyteus_like.agent._actor_messages import (
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._deadlines import Deadlines
 from autobyteus_like.agent._fast_inbox import DEADLINES_DUE, DeadlineInbox, FastInboxActor
-from autobyteus_like.agent._member_replies import fail_every
+from autobyteus_like.agent._member_replies import fail_every, run_stopped
 from autobyteus_like.agent._publication import Publication
 from autobyteus_like.agent._quiet_wakeup import wake_quietly
 from autobyteus_like.agent._session_log import SessionLog, SessionLogHooks
@@ -65,6 +65,7 @@ from autobyteus_like.handlers._turn_steps import complete_turn, not_made, run_ov
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks._culprit import failing_hook, hook_failure
 from autobyteus_like.llm._base import LLM
+from autobyteus_like.tools._context import CancelFlag
 from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.usage._limit_event import UsageLimitReached
 
@@ -95,6 +96,8 @@ class AgentActor(FastInboxActor):
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
         working_set: WorkingSetView | None = None,
+        run_stopped: CancelFlag | None = None,
+        session: str | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -116,6 +119,8 @@ class AgentActor(FastInboxActor):
         self.ctx = AgentContext(config, tools, tool_format, services.stream_llm,
                                 services.run_tool, system_prompt, end_run=self._end_run)
         services.ctx = self.ctx
+        if run_stopped is not None:  # set by the Agent when a stop is acknowledged
+            self.ctx.run_stopped = run_stopped
         publisher.watch(self._listened)  # sets ctx.wants now and whenever subscribers change
         log = (SessionLogHooks(SessionLog(config.session_log, config.name,
                                           config.session_log_format), self.ctx.report_error)
@@ -127,6 +132,7 @@ class AgentActor(FastInboxActor):
             self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
                                              services.cancel)
         self.ctx.working_set = working_set
+        self.ctx.session = session  # each call's idempotency key names it
         try:
             self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
         except Exception as exc:  # nothing has started to fail: said, and the agent goes on
@@ -292,7 +298,10 @@ class AgentActor(FastInboxActor):
     def decide(self, decision: ApprovalGranted | ApprovalDenied) -> list[str] | None:
         """Decide a waiting call now (None), or the ids of the calls that wait when none has
         that id: checked and decided in one mailbox message, so of two decisions on one call
-        the second finds it decided (``Agent.approve``)."""
+        the second finds it decided (``Agent.approve``). Once a stop of the run is
+        acknowledged (``run_stopped``), every decision is refused: "the run was stopped"."""
+        if self.ctx.run_stopped.is_set():
+            raise run_stopped(self.ctx.name, decision.invocation_id)
         waiting = self.waiting_approvals()
         if decision.invocation_id not in waiting:
             return waiting

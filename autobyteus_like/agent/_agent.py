@@ -54,6 +54,7 @@ from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.llm._scripted import continue_script
 from autobyteus_like.output._spec import answer_by_tool
 from autobyteus_like.output._structured import provider_schema
+from autobyteus_like.tools._context import CancelFlag
 from autobyteus_like.tools._image_content import ImageContent
 from autobyteus_like.tools._registry import (
     ToolLike,
@@ -131,6 +132,7 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._ref: pykka.ActorRef[AgentActor] | None = None
+        self._run_stopped = CancelFlag()  # each run's own (stop_run)
         self.tracing = tracing
         self._usage = AgentUsage(config.name, config.limits, config.prices, team_usage)
         self._traced = False
@@ -243,10 +245,12 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
             hooks = usage_and_tracing_hooks(self.name, llm, self._usage, self.tracing, keeper)
             self._traced = len(hooks) > 1
+            self._run_stopped = CancelFlag()
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads, hooks=(writer, *hooks) if writer else
                 tuple(hooks), snapshot=self._restored, working_set=working_set,
+                run_stopped=self._run_stopped, session=None if session is None else session.name,
             )
             if self.config.history is not None and not (
                     self._restored is not None and self._restored.messages):
@@ -270,6 +274,7 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
             if ref is not None:                             # the next stop() joins
                 ref.stop(block=False)
             return
+        self._run_stopped.set()  # acknowledged: no decision taken, no call started from now
         with self._lock:
             ref, self._ref = self._ref, None
             unwatch, self._unwatch = self._unwatch, []
@@ -305,6 +310,7 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
         stands, or with ``rewind`` as this run began (the run leaves no trace: a cancelled
         ask). With one, from the store: a turn left unfinished ends there with ``abandon`` as
         its error, each call without a result INTERRUPTED (as ``abandon_unfinished`` does)."""
+        self._run_stopped.set()  # acknowledged: no decision taken, no call started from now
         with self._lock:
             ref, self._ref = self._ref, None
         if ref is None:

@@ -114,13 +114,15 @@ class AnswerStream(SubscribedStream, Generic[OutputT]):
     def events(self) -> Iterator[AgentEvent]:
         """The turn's events as they come, until it ends (or the agent stops)."""
         subscription = self._open()  # without 'with': sent now, closed at the turn's end
-        while not self._filter.done:
-            event = subscription.get()
-            if event is None:
-                break
-            if self._filter.keep(event):
-                yield event
-        subscription.close()
+        try:
+            while not self._filter.done:
+                event = subscription.get()
+                if event is None:
+                    break
+                if self._filter.keep(event):
+                    yield event
+        finally:  # or when the reader leaves early (the iterator closed or collected)
+            subscription.close()
 
     def text(self) -> Iterator[str]:
         """The model's text as it arrives (calls' markup excluded), until the turn ends."""
@@ -179,13 +181,15 @@ class AsyncAnswerStream(Generic[OutputT]):
     async def events(self) -> AsyncIterator[AgentEvent]:
         """The turn's events as they come, until it ends (or the agent stops)."""
         subscription = self._open()  # without 'async with': sent now, closed at the end
-        while not self._filter.done:
-            event = await subscription.next_event()
-            if event is None:
-                break
-            if self._filter.keep(event):
-                yield event
-        subscription.close()
+        try:
+            while not self._filter.done:
+                event = await subscription.next_event()
+                if event is None:
+                    break
+                if self._filter.keep(event):
+                    yield event
+        finally:  # or when the reader leaves early (the iterator closed or collected)
+            subscription.close()
 
     async def text(self) -> AsyncIterator[str]:
         """The model's text as it arrives (calls' markup excluded), until the turn ends."""

@@ -131,7 +131,9 @@ class LLMWorker:
                     self._post(_chunk_received(agent=self._agent, request_no=number,
                                                text="" if chunk.final else chunk.text,
                                                tool_calls=chunk.tool_calls))
-        except Exception as exc:  # a provider error is reported, never fatal to the agent
+        except BaseException as exc:  # a provider error is reported, never fatal to the agent
+            # (nor to its worker: SystemExit, KeyboardInterrupt or GeneratorExit raised by a
+            # provider's stream fails the turn like any error; the agent takes the next one)
             if self._cancel.is_set():
                 return  # the stream was cut because the agent is stopping
             hook = chain.own_failure(exc) if chain is not None else None
@@ -173,17 +175,21 @@ def _shown(exc: BaseException) -> str:
         return ""
 
 
-def _unreadable(llm: LLM, exc: Exception) -> LLMError:
+def _unreadable(llm: LLM, exc: BaseException) -> LLMError:
     """Anything but an ``LLMError`` from a stream is a response the provider's code could not
-    read (a malformed chunk): said as an ``LLMError`` naming the provider and model."""
+    read (a malformed chunk), or a stream that raised what only ends processes (``SystemExit``,
+    ``KeyboardInterrupt``, ``GeneratorExit``): said as an ``LLMError`` naming the provider and
+    model."""
     model = getattr(llm, "model", None)
     where = f"{llm.provider.value} {model}" if model else llm.provider.value
     try:
         detail = str(exc)[:300]
     except Exception:
         detail = ""
-    error = LLMError(f"{where}: the response could not be read ({type(exc).__name__}: "
-                     f"{detail})", provider=llm.provider.value, model=model)
+    what = ("the response could not be read" if isinstance(exc, Exception) else
+            "the response stream raised what ends a process, not a request")
+    error = LLMError(f"{where}: {what} ({type(exc).__name__}: {detail})",
+                     provider=llm.provider.value, model=model)
     error.__cause__ = exc
     return error
 

@@ -12,8 +12,16 @@ from concurrent.futures import Future
 
 from autobyteus_like.errors import AgentStoppedError, AgentTurnError, OwnThreadError
 
-__all__ = ["PendingReplies", "fail_every", "not_running", "on_own_thread", "settle",
-           "stopped_before_the_end"]
+__all__ = ["PendingReplies", "fail_every", "not_running", "on_own_thread", "run_stopped",
+           "settle", "stopped_before_the_end"]
+
+
+def run_stopped(member: str, invocation_id: str) -> AgentStoppedError:
+    """The error for a decision on a call after a stop of the member's run was acknowledged
+    (``stop_run``, ``new_run``, ``stop``; a served team's Stop), on every runtime."""
+    return AgentStoppedError(f"agent {member!r}: the run was stopped, so call "
+                             f"{invocation_id!r} can no longer be approved or denied, and none "
+                             "of its calls starts")
 
 
 def not_running(member: str, how: str = "with agent:") -> AgentStoppedError:

@@ -1,6 +1,7 @@
 """What a caller asks of a running agent, beside sending: a turn's answer (``run``, ``arun``,
 typed by the output type) and the decision on a waiting call (``approve``, ``deny``, refused
-with ``UnknownApprovalError`` when no call of that id waits)."""
+with ``UnknownApprovalError`` when no call of that id waits, and with ``AgentStoppedError``
+("the run was stopped") once a stop of the run was acknowledged: ``stop_run``)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from typing import TYPE_CHECKING, Generic, cast
 import pykka
 
 from autobyteus_like.agent._answer_stream import OutputT
-from autobyteus_like.agent._member_replies import not_running, on_own_thread
+from autobyteus_like.agent._member_replies import not_running, on_own_thread, run_stopped
 from autobyteus_like.errors import UnknownApprovalError
 from autobyteus_like.events import AgentEvent, ApprovalDenied, ApprovalGranted
 from autobyteus_like.history._messages import HistoryMessage
+from autobyteus_like.tools._context import CancelFlag
 from autobyteus_like.tools._image_content import ImageContent
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ class AgentRequests(Generic[OutputT]):
     output: OutputSpec | None
     _ref: pykka.ActorRef[AgentActor] | None
     _threads: list[threading.Thread]
+    _run_stopped: CancelFlag
 
     if TYPE_CHECKING:  # the Agent's own
         def _submit(self, text: str | Sequence[str | ImageContent], *,
@@ -112,9 +115,20 @@ class AgentRequests(Generic[OutputT]):
         self._decide(ApprovalDenied(agent=self.name, invocation_id=invocation_id,
                                     reason=reason))
 
+    def stop_run(self) -> None:
+        """Acknowledge a stop of the run going on, at once (any thread): from now on every
+        ``approve`` or ``deny`` of it is refused (``AgentStoppedError``: "the run was stopped")
+        and none of its calls starts (the calls already running go on until ``new_run`` or
+        ``stop``, which follow it and cut them; both acknowledge the stop themselves too). A
+        served team's Stop does this first."""
+        self._run_stopped.set()
+
     def _decide(self, decision: ApprovalGranted | ApprovalDenied) -> None:
         """Check and decide in one step on the actor (two deciders: one wins, the other is
-        told no such call waits any more)."""
+        told no such call waits any more). After an acknowledged stop: "the run was stopped"
+        (checked here and again on the actor, in the step that would decide)."""
+        if self._run_stopped.is_set():
+            raise run_stopped(self.name, decision.invocation_id)
         ref = self._ref
         if ref is None:
             raise not_running(self.name)

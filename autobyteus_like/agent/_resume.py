@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING
 
 from autobyteus_like.agent._actor_messages import ResumeTurns
 from autobyteus_like.agent._member_replies import not_running
+from autobyteus_like.agent._reconcile import reconcile_running
 from autobyteus_like.errors import UnfinishedSessionError
 
 if TYPE_CHECKING:
     import pykka
 
     from autobyteus_like.agent._actor import AgentActor
+    from autobyteus_like.agent._config import AgentConfig
     from autobyteus_like.store._restore import TurnSnapshot
     from autobyteus_like.store._session import Session
+    from autobyteus_like.tools._registry import ToolRegistry
 
 __all__ = ["AgentResume", "ResumedTurn"]
 
@@ -46,6 +49,8 @@ class AgentResume:
     _ref: pykka.ActorRef[AgentActor] | None
     _restored: TurnSnapshot | None
     session: Session | None
+    tools: ToolRegistry
+    config: AgentConfig
 
     def resume(self) -> list[ResumedTurn]:
         """Go on with what the session's last process left unfinished: the turn it was in
@@ -82,6 +87,9 @@ class AgentResume:
             return []
         if ref is None:
             raise not_running(self.name)
+        reconcile_running(restored, self.tools, self.name,  # (a call it died running)
+                          None if self.session is None else self.session.name,
+                          self.config.max_result_chars)
         if abandon is not None:
             ref.tell(ResumeTurns(restored, abandon=abandon))
             return []

@@ -4,6 +4,11 @@ A thread reads an ``EventSubscription`` (``get``, iteration); asyncio code reads
 ``AsyncEventSubscription``, which the publishing thread feeds straight into the loop's own
 ``asyncio.Queue`` with ``call_soon_threadsafe``: no thread hop per event, and nothing of ours
 keeps a loop from finishing when its reader stops (a timeout, a cancelled task).
+
+A publisher holds only a subscription's *sink* (where its events go), never the subscription
+itself: a subscription nobody reads any more (its iterator left early and dropped, without
+``with`` or ``close``) is collected, and its sink leaves every publisher then, so an abandoned
+reader costs nothing after it is gone.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 import contextlib
 import queue
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 
 from autobyteus_like.events import AgentEvent
@@ -19,6 +25,10 @@ from autobyteus_like.events import AgentEvent
 __all__ = ["AsyncEventSubscription", "EventPublisher", "EventSubscription"]
 
 _END = object()
+
+Sink = Callable[[object], None]
+"""Where a publisher puts a subscription's events (it refers to the subscription's queue, never
+to the subscription)."""
 
 
 class _Sources:
@@ -53,6 +63,7 @@ class EventSubscription:
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._sink: Sink = self._queue.put
         self._sources = _Sources()
         self._ended = False
 
@@ -60,7 +71,7 @@ class EventSubscription:
         self._sources.attach(publisher)
 
     def _put(self, item: object) -> None:
-        self._queue.put(item)
+        self._sink(item)
 
     def get(self, timeout: float | None = None) -> AgentEvent | None:
         """The next event, or None once every source has stopped; ``TimeoutError`` on timeout."""
@@ -101,10 +112,7 @@ class AsyncEventSubscription(EventSubscription):
         super().__init__()
         self._loop = loop or asyncio.get_running_loop()
         self._async_queue: asyncio.Queue[object] = asyncio.Queue()
-
-    def _put(self, item: object) -> None:
-        with contextlib.suppress(RuntimeError):  # a closed loop: nobody reads any more
-            self._loop.call_soon_threadsafe(self._async_queue.put_nowait, item)
+        self._sink = _LoopSink(self._loop, self._async_queue.put_nowait)
 
     def get(self, timeout: float | None = None) -> AgentEvent | None:
         raise TypeError("an AsyncEventSubscription is read with 'async for' or next_event()")
@@ -143,12 +151,26 @@ class AsyncEventSubscription(EventSubscription):
             self.close()  # the reader left (break, cancel, timeout): stop feeding the loop
 
 
+class _LoopSink:
+    """Hands an event to a loop's queue from any thread (dropped once the loop is closed)."""
+
+    __slots__ = ("_loop", "_put")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, put: Sink) -> None:
+        self._loop, self._put = loop, put
+
+    def __call__(self, item: object) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody reads any more
+            self._loop.call_soon_threadsafe(self._put, item)
+
+
 class EventPublisher:
     """Fans events out to subscriptions; safe to subscribe from any thread."""
 
     def __init__(self) -> None:
-        self.subscribers: tuple[EventSubscription, ...] = ()
-        """Who listens right now (replaced whole, never changed in place: read it freely)."""
+        self.subscribers: tuple[Sink, ...] = ()
+        """Where the current listeners' events go (replaced whole, never changed in place:
+        read it freely)."""
         self._lock = threading.Lock()
         self._closed = False
         self._watchers: list[Callable[[bool], None]] = []
@@ -180,29 +202,35 @@ class EventPublisher:
         the publisher is closed)."""
         subscription = subscription or EventSubscription()
         subscription._attached(self)
+        sink = subscription._sink
         with self._lock:
             if self._closed:
-                subscription._put(_END)
-            else:
-                self.subscribers = (*self.subscribers, subscription)
-                self._changed()
+                sink(_END)
+                return subscription
+            self.subscribers = (*self.subscribers, sink)
+            self._changed()
+        weakref.finalize(subscription, self._drop, sink)  # collected unread: it leaves
         return subscription
 
     def unsubscribe(self, subscription: EventSubscription) -> None:
         """Remove a subscription."""
+        self._drop(subscription._sink)
+
+    def _drop(self, sink: Sink) -> None:
         with self._lock:
-            self.subscribers = tuple(s for s in self.subscribers if s is not subscription)
-            self._changed()
+            if sink in self.subscribers:
+                self.subscribers = tuple(s for s in self.subscribers if s is not sink)
+                self._changed()
 
     def publish(self, event: AgentEvent) -> None:
         """Deliver ``event`` to every current subscriber."""
-        for subscription in self.subscribers:
-            subscription._put(event)
+        for sink in self.subscribers:
+            sink(event)
 
     def close(self) -> None:
         """End every subscription (the agent stopped)."""
         with self._lock:
             subscribers, self.subscribers, self._closed = self.subscribers, (), True
             self._changed()
-        for subscription in subscribers:
-            subscription._put(_END)
+        for sink in subscribers:
+            sink(_END)

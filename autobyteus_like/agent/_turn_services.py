@@ -111,7 +111,10 @@ class TurnServices:
     def hand_over(self) -> None:
         """Give the work queued while handling a message to its threads."""
         handoffs, self.handoffs = self.handoffs, []
+        stopped = self.ctx is not None and self.ctx.run_stopped.is_set()
         for handoff, arguments, _ in handoffs:
+            if stopped and handoff == self.runner.submit:  # acknowledged stop: none starts
+                continue
             handoff(*arguments)
 
     def drop_handoffs(self) -> list[CallKind]:

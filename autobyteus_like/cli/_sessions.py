@@ -264,6 +264,11 @@ def _decide(args: argparse.Namespace) -> int:
         call = store.find_call(args.name, args.call_id)
         if call is not None and call.state in (CallState.APPROVED, CallState.DENIED):
             raise CallAlreadyDecidedError(args.name, call.invocation_id, call.state.value)
+        if call is not None and call.state is CallState.INTERRUPTED and call.result is not None \
+                and call.result.get("started") is False:  # stopped while it waited
+            raise UsageError(f"session {args.name!r}: the run was stopped while call "
+                             f"{args.call_id!r} waited, so it can no longer be approved or "
+                             "denied (it never ran)")
         if call is None or call.state is not CallState.WAITING_APPROVAL:
             waiting = ", ".join(f"{c.invocation_id} ({c.agent}: {c.name})"
                                 for c in store.waiting_calls(args.name)) or "none"

@@ -34,7 +34,7 @@ from autobyteus_like.llm._messages import LLMRequest, Message
 from autobyteus_like.parsers._base import FormatParser
 from autobyteus_like.parsers._call_builder import CallBuilder
 from autobyteus_like.parsers._parse_events import ParseErrorInfo
-from autobyteus_like.tools._context import SideLLM, ToolContext, WorkingSetView
+from autobyteus_like.tools._context import CancelFlag, SideLLM, ToolContext, WorkingSetView
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
@@ -159,6 +159,10 @@ class AgentContext:
         self.turn_checks: tuple[TurnCheck, ...] = ()
         """Checks that may end the turn or ask again once a response's calls are all done
         (typed output, retry budgets: ``turn_verdict``)."""
+        self.session: str | None = None
+        """The session the conversation is stored in (each call's idempotency key names it)."""
+        self.run_stopped = CancelFlag()
+        """Set (from any thread) once a stop of this run is acknowledged: no call starts."""
 
     def emit(self, event: AgentEvent) -> None:
         """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""

@@ -178,6 +178,6 @@ class LLMResponseHandler:
         ctx.hooks.call_unreadable(turn, error, placeholder.id)
         ctx.emit(ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id))
         result = ToolResult.failure(placeholder, ErrorCode.PARSE_ERROR, error.message,
-                                    suggestion=suggestion)
+                                    suggestion=suggestion, started=False)
         turn.failed[placeholder.id] = result
         ctx.emit(ToolResultReceived(agent=ctx.name, result=result))

@@ -92,5 +92,5 @@ class ToolInvocationHandler:
     def _fail(ctx: AgentContext, slot: Slot, code: ErrorCode, message: str, suggestion: str,
               recoverable: bool = True) -> None:
         result = ToolResult.failure(slot.invocation, code, message, suggestion=suggestion,
-                                    recoverable=recoverable)
+                                    recoverable=recoverable, started=False)
         ctx.emit(ToolResultReceived(agent=ctx.name, result=result))

@@ -8,7 +8,9 @@ by one pure function, ``resumed_turn`` (tested alone):
 
 - the next LLM request was due: it is made;
 - the last response's calls were stored: results already recorded are kept (never re-run); a
-  call that was running comes back as INTERRUPTED, or runs again if its tool is idempotent; a
+  call that was running is settled (docs/architecture.md, "Interrupted calls"): the result its
+  tool's ``reconcile(key)`` found (``snapshot.reconciled``), else it runs again with the same
+  key if its tool is idempotent, else INTERRUPTED ("may have run"); a
   call a person approved (in this process or with ``autobyteus-like approve``) runs; one they
   denied gets its DENIED result; the rest are validated and asked about again as if new;
 - the last response was the answer: the turn ends with it.
@@ -86,8 +88,10 @@ def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolR
         elif call.state is CallState.DENIED:
             resumed.results.append(ToolResult.denied(
                 invocation, "by a person while the agent was stopped"))
+        elif call.state is CallState.RUNNING and invocation.id in snapshot.reconciled:
+            resumed.results.append(snapshot.reconciled[invocation.id])  # its tool found it
         elif call.state is CallState.RUNNING and not (tool is not None and tool.idempotent):
-            resumed.results.append(ToolResult.interrupted(invocation))
+            resumed.results.append(ToolResult.interrupted(invocation))  # may have run
         else:
             slot.approved = call.state in (CallState.APPROVED, CallState.RUNNING)
             resumed.pending.append(invocation)
@@ -181,8 +185,10 @@ def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> 
         results = []
         for call in snapshot.calls:
             result = call.result
-            if result is None:  # recorded now: whether it ran is unknown
-                result = ToolResult.interrupted(call.invocation)
+            if result is None:  # recorded now: what its tool found, or it never started,
+                result = snapshot.reconciled.get(call.invocation.id) or \
+                    ToolResult.interrupted(call.invocation,  # or it may have run
+                                           started=call.state is CallState.RUNNING)
                 slot = turn.schedule.add(call.invocation, None)
                 turn.schedule.finish(call.invocation.id, result)
                 ctx.hooks.call_finished(turn, slot)

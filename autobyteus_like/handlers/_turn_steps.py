@@ -89,11 +89,7 @@ def request_llm(ctx: AgentContext) -> None:
     turn = ctx.turn
     assert turn is not None
     if turn.iterations >= ctx.config.max_iterations:
-        complete_turn(
-            ctx, "",
-            f"max_iterations ({ctx.config.max_iterations}) reached: the LLM was still "
-            "calling tools; raise max_iterations or simplify the task",
-        )
+        complete_turn(ctx, "", _iterations_spent(ctx, turn))
         return
     if turn.refused is not None:  # a call was refused by a limit: its run ends here
         ctx.end_run(turn.refused)
@@ -177,12 +173,27 @@ def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
     the hooks recorded the reset: one that raises leaves the history as it was)."""
     ctx.hooks.conversation_reset(reset)
     ctx.messages[:] = reset.history  # stored with the next turn
+    ctx.ids.restore([call.id for message in reset.history  # a new call never takes the id
+                     for call in message.tool_calls])       # of a seeded one
+
+
+def _iterations_spent(ctx: AgentContext, turn: TurnState) -> str:
+    """What happened when ``max_iterations`` ends a turn: the LLM still calling tools, or
+    asked again because its answer was not accepted (the note it was sent says why)."""
+    spent = f"max_iterations ({ctx.config.max_iterations}) reached"
+    if len(turn.schedule) or not ctx.messages:
+        return f"{spent}: the LLM was still calling tools; raise max_iterations or simplify " \
+               "the task"
+    why = ctx.messages[-1].content[:300]
+    return (f"{spent} before the LLM gave an answer that was accepted (it wrote no tool call; "
+            f"its last answer was sent back: {why!r}); raise max_iterations above the "
+            "retries allowed (output_retries)")
 
 
 def start_ready_calls(ctx: AgentContext) -> None:
     """Start every call the schedule allows now, in invocation order."""
     turn = ctx.turn
-    if turn is None:
+    if turn is None or ctx.run_stopped.is_set():  # a stopped run starts nothing
         return
     for slot in turn.schedule.startable():
         error = ctx.hooks.claim(turn, "tool_calls")
@@ -193,7 +204,7 @@ def start_ready_calls(ctx: AgentContext) -> None:
             ctx.emit(ToolResultReceived(agent=ctx.name, result=ToolResult.failure(
                 slot.invocation, ErrorCode.LIMIT, str(error),
                 suggestion="the run ends here; a new run starts from zero",
-                recoverable=False)))
+                recoverable=False, started=False)))
     if turn.refused is not None and _only_people_left(ctx, turn):
         return
     update_status(ctx)
@@ -222,7 +233,7 @@ def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
     context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
                           sandbox=ctx.config.sandbox_for(tool.name), side_llm=ctx.side_llm,
-                          working_set=ctx.working_set)
+                          working_set=ctx.working_set, session=ctx.session)
     shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
     logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
                  shown.why)

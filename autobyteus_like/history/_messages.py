@@ -10,10 +10,12 @@ re-rendered for one of another (``replay``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
@@ -90,14 +92,32 @@ def _located(exc: ValidationError) -> ConfigError:
 
 
 def history_to_json(messages: Sequence[HistoryMessage], indent: int | None = None) -> str:
-    """The conversation as JSON text (``history_from_json`` reads it back)."""
-    return _ADAPTER.dump_json(list(messages), indent=indent).decode()
+    """The conversation as JSON text (``history_from_json`` reads it back). Any text
+    round-trips exactly: text that UTF-8 cannot hold (a lone surrogate, from a person's or a
+    model's text) is written ASCII-escaped, as the session store writes it."""
+    try:
+        return _ADAPTER.dump_json(list(messages), indent=indent).decode()
+    except PydanticSerializationError:  # a lone surrogate: only escaped JSON can hold it
+        return json.dumps(_ADAPTER.dump_python(list(messages), mode="json"), indent=indent,
+                          ensure_ascii=True, separators=(",", ": ") if indent else (",", ":"))
 
 
 def history_from_json(text: str | bytes) -> list[HistoryMessage]:
     """A conversation from ``history_to_json``'s text (``ConfigError`` saying where it is
-    wrong otherwise)."""
+    wrong otherwise), lone surrogates (escaped) included."""
     try:
         return _ADAPTER.validate_json(text)
     except ValidationError as exc:
-        raise _located(exc) from None
+        if not _escaped_surrogate(exc):
+            raise _located(exc) from None
+    try:  # the standard reader takes escaped lone surrogates; the fields are checked then
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError("history", [f"not JSON: {exc}"]) from None
+    return parse_history(data)
+
+
+def _escaped_surrogate(exc: ValidationError) -> bool:
+    """Whether the JSON reader refused an escaped lone surrogate (``\\ud800``)."""
+    return any(error["type"] == "json_invalid" and "hex escape" in error["msg"]
+               for error in exc.errors(include_url=False))

@@ -7,6 +7,7 @@ Importing this package loads neither the SDK nor ``jsonschema``; starting a tool
 """
 
 from autobyteus_like.mcp._server_config import MCPServerConfig
+from autobyteus_like.mcp._tool_definitions import IDEMPOTENCY_META_KEY
 from autobyteus_like.mcp._toolset import MCPToolset
 
-__all__ = ["MCPServerConfig", "MCPToolset"]
+__all__ = ["IDEMPOTENCY_META_KEY", "MCPServerConfig", "MCPToolset"]

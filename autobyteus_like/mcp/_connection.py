@@ -211,10 +211,13 @@ class ServerConnection:
                 break
         return tools[:MAX_TOOLS]
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        """Call a tool by the server's name for it; the SDK's ``CallToolResult``. Cancelling
-        the awaiting task sends the server an MCP cancellation."""
-        return await self._live_client().call_tool(name, arguments)
+    async def call(self, name: str, arguments: dict[str, Any],
+                   meta: dict[str, Any] | None = None) -> Any:
+        """Call a tool by the server's name for it, with ``meta`` as the request's ``_meta``;
+        the SDK's ``CallToolResult``. Cancelling the awaiting task sends the server an MCP
+        cancellation."""
+        return await self._live_client().call_tool(name, arguments,
+                                                    meta=meta)  # type: ignore[arg-type]
 
 
 @asynccontextmanager

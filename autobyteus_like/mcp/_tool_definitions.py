@@ -21,13 +21,18 @@ from autobyteus_like.mcp._tool_names import local_tool_name
 from autobyteus_like.mcp._tool_policy import ToolPolicy
 from autobyteus_like.tools._definition import ToolDefinition
 
-__all__ = ["CallFactory", "Listing", "build_listing"]
+__all__ = ["IDEMPOTENCY_META_KEY", "CallFactory", "Listing", "build_listing"]
 
 MAX_DESCRIPTION_CHARS = 2_000
 """A description is shown in every manifest: a server's essay is cut here."""
 
-CallFactory = Callable[[str, str], Callable[[dict[str, Any]], Coroutine[Any, Any, Any]]]
-"""(server's name, local name) -> the async function a definition calls."""
+CallFactory = Callable[[str, str], Callable[..., Coroutine[Any, Any, Any]]]
+"""(server's name, local name) -> the async function a definition calls: with the arguments
+and, as ``context``, the call's ``ToolContext`` (its idempotency key goes in ``_meta``)."""
+
+IDEMPOTENCY_META_KEY = "autobyteus-like/idempotency-key"
+"""Where a tools/call request's ``_meta`` carries the call's idempotency key
+(``ToolContext.idempotency_key``), for a server whose tool has a side effect to key."""
 
 
 @dataclass
@@ -88,7 +93,7 @@ def build_listing(server: str, config: MCPServerConfig, tools: Sequence[Any],
                 function=make_call(remote, local), input_schema=schema,
                 requires_approval=policy.requires_approval(remote), timeout_s=config.timeout_s,
                 category="mcp", masked_arguments=policy.masked_arguments(remote),
-                call_soon=call_soon,
+                call_soon=call_soon, context_parameter="context",
             )
         except ToolDeclarationError as exc:
             listing.problems.append(f"{remote!r} was left out: {exc}")

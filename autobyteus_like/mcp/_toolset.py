@@ -21,7 +21,8 @@ from loguru import logger
 from autobyteus_like._extras import require_extra
 from autobyteus_like.errors import ConfigError, ToolFailure
 from autobyteus_like.mcp._server_config import SERVER_NAME, MCPServerConfig
-from autobyteus_like.mcp._tool_definitions import Listing
+from autobyteus_like.mcp._tool_definitions import IDEMPOTENCY_META_KEY, Listing
+from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
 
@@ -197,8 +198,8 @@ class MCPToolset:
                     logger.exception("mcp server {}: a tools-changed watcher failed", self._name)
 
     def _make_call(self, remote: str, local: str
-                   ) -> Callable[[dict[str, Any]], Coroutine[Any, Any, Any]]:
-        async def call(arguments: dict[str, Any]) -> Any:
+                   ) -> Callable[..., Coroutine[Any, Any, Any]]:
+        async def call(arguments: dict[str, Any], context: ToolContext | None = None) -> Any:
             session = self._session
             if session is None:
                 raise ToolFailure(
@@ -206,7 +207,9 @@ class MCPToolset:
                     "with its agent or team, or with 'with toolset:'",
                     suggestion="do without this tool")
             try:
-                return await session.call(remote, local, arguments)
+                meta = None if context is None or not context.invocation_id else {
+                    IDEMPOTENCY_META_KEY: context.idempotency_key}  # (an agent's call)
+                return await session.call(remote, local, arguments, meta)
             except RuntimeError as exc:  # the session stopped between the check and the call
                 raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not "
                                   f"running ({exc})", suggestion="do without this tool") from None

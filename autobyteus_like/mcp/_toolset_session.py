@@ -70,11 +70,13 @@ class ToolsetSession:
         one problem says why."""
         return self.thread.submit(self._open())
 
-    async def call(self, remote: str, local: str, arguments: dict[str, Any]) -> Any:
-        """Call the tool the server names ``remote`` from a coroutine on any loop: what the
-        LLM is shown, or ``ToolFailure``. Cancelling the caller sends the server an MCP
-        cancellation; ``RuntimeError`` if the session has stopped."""
-        return await self.thread.run(lambda: self._call(remote, local, arguments))
+    async def call(self, remote: str, local: str, arguments: dict[str, Any],
+                   meta: dict[str, Any] | None = None) -> Any:
+        """Call the tool the server names ``remote`` from a coroutine on any loop (``meta``:
+        the request's ``_meta``): what the LLM is shown, or ``ToolFailure``. Cancelling the
+        caller sends the server an MCP cancellation; ``RuntimeError`` if the session has
+        stopped."""
+        return await self.thread.run(lambda: self._call(remote, local, arguments, meta))
 
     def stop(self) -> None:
         """Close the connection (the server and every process it started end) and join the
@@ -157,10 +159,11 @@ class ToolsetSession:
             assert self._connection is not None
             return self._connection
 
-    async def _call(self, remote: str, local: str, arguments: dict[str, Any]) -> Any:
+    async def _call(self, remote: str, local: str, arguments: dict[str, Any],
+                    meta: dict[str, Any] | None = None) -> Any:
         connection = await self._live_connection()
         try:
-            result = await connection.call(remote, arguments)
+            result = await connection.call(remote, arguments, meta)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -228,6 +228,10 @@ class MemberHost:
             batch = self._spans.drain(batch)
         return self.incarnation, batch
 
+    async def stop_run(self, member: str) -> None:
+        """Acknowledge a stop of ``member``'s run (``Agent.stop_run``: at once, on the loop)."""
+        self._agents[member].stop_run()
+
     async def approve(self, member: str, invocation_id: str) -> None:
         self._agents[member].approve(invocation_id)
 

@@ -9,11 +9,17 @@ from concurrent.futures import Future
 from typing import Any
 
 import ray
+from loguru import logger
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
 from autobyteus_like.agent._agent import Agent, ResumedTurn
 from autobyteus_like.agent._config import AgentConfig
-from autobyteus_like.agent._member_replies import PendingReplies, not_running, settle
+from autobyteus_like.agent._member_replies import (
+    PendingReplies,
+    not_running,
+    run_stopped,
+    settle,
+)
 from autobyteus_like.agent._requests import typed_reply
 from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
@@ -59,6 +65,8 @@ class RemoteMember:
         self._dead: set[str] = set()
         self._ids = itertools.count(1)
         self._stopped = False
+        self._run_stopped = False
+        """A stop of the run was acknowledged (``stop_run``): decisions are refused here."""
         self._runs_began: dict[str, threading.Event] = {}  # new runs not yet seen begun
         self._streaming = False
         self.has_session = False
@@ -122,6 +130,7 @@ class RemoteMember:
         with ``AgentStoppedError``, as locally."""
         if not self.running:
             raise not_running(self.name)
+        self._run_stopped = True  # acknowledged: the run before takes no decision
         run = f"run:{next(self._ids)}"
         began = threading.Event()
         with self._lock:
@@ -138,6 +147,7 @@ class RemoteMember:
                 self._runs_began.pop(run, None)
                 self._ended_early.clear()
         self._pending.fail_all(AgentStoppedError(f"agent {self.name!r}: a new run began"))
+        self._run_stopped = False  # the new run takes decisions
 
     def run_began(self, run: str) -> None:
         """The host began new run ``run`` (fed by the pump, after the run before's reports)."""
@@ -174,6 +184,7 @@ class RemoteMember:
 
     def stop(self, timeout: float = 10) -> None:
         """Stop the agent in its actor, end the actor (no restart), fail what is pending."""
+        self._run_stopped = True
         with self._lock:
             if self._stopped:
                 return
@@ -231,6 +242,18 @@ class RemoteMember:
                 self.host.stream(self._timeout_s)
         return subscription
 
+    def stop_run(self) -> None:
+        """Acknowledge a stop of the run, here and in the host, before returning: every
+        decision from now is refused (``AgentStoppedError``: "the run was stopped") and none
+        of its calls starts there (until ``new_run``)."""
+        self._run_stopped = True
+        if self.running:
+            try:
+                ray.get(self.handle.stop_run.remote(self.name), timeout=self._timeout_s)
+            except (RayActorError, RayTaskError, GetTimeoutError) as exc:
+                logger.warning("agent {}: its host did not take the stop: {}", self.name,
+                               type(exc).__name__)  # refused here anyway
+
     def approve(self, invocation_id: str) -> None:
         self._decide("approve", invocation_id)
 
@@ -240,6 +263,8 @@ class RemoteMember:
     def _decide(self, method: str, *args: Any) -> None:
         """A decision waits for the host's answer, so an id no call waits with is the
         ``UnknownApprovalError`` a local member raises, not a decision that goes nowhere."""
+        if self._run_stopped:
+            raise run_stopped(self.name, args[0])
         if not self.running:
             raise not_running(self.name, "with team:")
         try:

@@ -62,6 +62,9 @@ class TurnSnapshot:
     used_ids: list[str] = field(default_factory=list)
     """Every call id the session has used, oldest first."""
     last_turn_id: int = 0
+    reconciled: dict[str, ToolResult] = field(default_factory=dict)
+    """Call id -> the result its tool's ``reconcile(key)`` found for a call that was running
+    when the process stopped (filled when the agent resumes, before the turn machine)."""
 
     @property
     def unfinished(self) -> bool:

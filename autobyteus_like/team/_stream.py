@@ -64,13 +64,15 @@ class TeamStream(SubscribedStream):
     def events(self) -> Iterator[AgentEvent]:
         """Every event of the run, until the team is quiet (or stops)."""
         subscription = self._open()  # without 'with': sent now, closed when quiet
-        while not self._done:
-            event = subscription.get()
-            if event is None:
-                break
-            self._done = isinstance(event, TeamQuiescent)
-            yield event
-        subscription.close()
+        try:
+            while not self._done:
+                event = subscription.get()
+                if event is None:
+                    break
+                self._done = isinstance(event, TeamQuiescent)
+                yield event
+        finally:  # or when the reader leaves early (the iterator closed or collected)
+            subscription.close()
 
     def text(self) -> Iterator[str]:
         """The coordinator's text as it arrives, until the team is quiet."""

@@ -289,8 +289,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         return self.mail.wait_quiescent(timeout)
 
     def _wait_answer(self, timeout: float | None) -> str:
-        """The coordinator's answer once the team is quiet; its error (or the crossed limit
-        that ended the run for all) raised."""
+        """The coordinator's answer once quiet; its error (or a limit that ended all) raised."""
         answer, error = self.mail.wait_answer(timeout)
         error = self._usage.run.error or error
         if error is not None:
@@ -334,6 +333,12 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         for agent in self.agents.values():
             agent.events(into=subscription)
         return subscription
+
+    def stop_run(self, *, conversation: str | None = None) -> None:
+        """Acknowledge a stop of the run in ``conversation`` in every member (``Agent.stop_run``):
+        every later decision on it is refused and none of its calls starts."""
+        for agent in self.conversation(conversation).agents.values():
+            agent.stop_run()
 
     def approve(self, member: str, invocation_id: str, *,
                 conversation: str | None = None) -> None:

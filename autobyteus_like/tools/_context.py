@@ -1,10 +1,18 @@
 """ToolContext: what the runtime hands a tool that asks for it (a parameter typed ToolContext).
 
 The parameter is not part of the tool's schema: the LLM never sees or fills it.
+
+Each call has an idempotency key (``ToolContext.idempotency_key``, ``call_key``): derived from
+(session, member, call id), or (agent, call id) without a session, so it is the same in every
+process that runs or settles the call (a resumed run, a re-run of an idempotent tool, the
+tool's ``reconcile``). A tool whose side effect can take a key (a payment API's idempotency
+key, an ``INSERT ... ON CONFLICT``) passes it on, so a call run twice has its effect once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -12,7 +20,7 @@ from typing import Any, Protocol
 from autobyteus_like._frozen_values import fast_frozen
 from autobyteus_like.tools._sandbox import SandboxPolicy
 
-__all__ = ["CancelFlag", "SideLLM", "ToolContext", "WorkingSetView"]
+__all__ = ["CancelFlag", "SideLLM", "ToolContext", "WorkingSetView", "call_key"]
 
 
 class SideLLM(Protocol):
@@ -37,6 +45,14 @@ class WorkingSetView(Protocol):
     def advise(self, hot: Mapping[str, str], cold: Mapping[str, str]) -> dict[str, Any]:
         """Make ``hot`` paths hot and ``cold`` ones cold; the working set after it."""
         ...
+
+
+def call_key(agent: str, invocation_id: str, session: str | None = None) -> str:
+    """The idempotency key of ``agent``'s call ``invocation_id`` (in ``session``, if it has
+    one): 32 hex digits, stable across processes, resumes and retries."""
+    parts = [agent, invocation_id] if session is None else [session, agent, invocation_id]
+    digest = hashlib.sha256(json.dumps(parts, ensure_ascii=True).encode()).hexdigest()
+    return f"abl-{digest[:32]}"
 
 
 class CancelFlag:
@@ -74,3 +90,11 @@ class ToolContext:
     agent."""
     working_set: WorkingSetView | None = field(default=None, compare=False)
     """The agent's working set (``memory.advise``); None outside an agent."""
+    session: str | None = None
+    """The session the call is stored in (None: the agent has none)."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """This call's idempotency key (``call_key``): the same wherever the call is run
+        again or settled; hand it to a side effect that takes one."""
+        return call_key(self.agent, self.invocation_id, self.session)

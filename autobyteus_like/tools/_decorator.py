@@ -38,6 +38,7 @@ def tool(
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
     idempotent: bool = False,
+    reconcile: Callable[[str], Any] | None = None,
     resources: dict[str, Any] | None = None,
     retries: int | None = None,
     max_result_chars: int | None = None,
@@ -59,6 +60,7 @@ def tool(
     result_allowlist: tuple[str, ...] | None = None,
     masked_arguments: tuple[str, ...] = (),
     idempotent: bool = False,
+    reconcile: Callable[[str], Any] | None = None,
     resources: dict[str, Any] | None = None,
     retries: int | None = None,
     max_result_chars: int | None = None,
@@ -75,6 +77,10 @@ def tool(
     turn ends with an error (instead of looping until ``max_iterations``).
     ``max_result_chars``: results longer than this (as text) are cut, with a note saying so
     (default: the agent's ``max_result_chars``, 100,000).
+    ``idempotent`` and ``reconcile(key)`` settle a call its process died running (see
+    docs/sessions.md, "At most once, with keys"): ``reconcile`` is asked first with the call's
+    idempotency key and returns its outcome if the side effect happened (else None); an
+    idempotent tool runs again with the same key; otherwise the call is INTERRUPTED.
     """
 
     def build(func: Callable[..., Any], _caller: int = 2) -> ToolDefinition:
@@ -95,6 +101,7 @@ def tool(
             result_allowlist=result_allowlist,
             masked_arguments=masked_arguments,
             idempotent=idempotent,
+            reconcile=reconcile,
             context_parameter=context_parameter,
             retries=retries,
             max_result_chars=max_result_chars,

@@ -54,8 +54,12 @@ class ToolDefinition:
     masked_arguments: tuple[str, ...] = ()
     """Arguments whose values are masked in events, logs and the session log."""
     idempotent: bool = False
-    """Safe to run twice: a call that was running when its process died runs again on resume
-    (otherwise the LLM is told it was INTERRUPTED)."""
+    """Safe to run twice: a call that was running when its process died runs again on resume,
+    with the same idempotency key (otherwise the LLM is told it was INTERRUPTED)."""
+    reconcile: Callable[[str], Any] | None = None
+    """Settles a call that was running when its process died, before anything else is tried:
+    called on resume with the call's idempotency key, it returns the call's outcome (what the
+    body returns) if its side effect happened, or None when it did not or cannot tell."""
     context_parameter: str | None = None
     """The parameter that receives the ToolContext, if the function declares one."""
     input_schema: dict[str, Any] | None = None

@@ -10,7 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from autobyteus_like.errors import ErrorCode
 from autobyteus_like.tools._image_content import ImageContent
 
-__all__ = ["ErrorCode", "ParseErrorInfo", "ToolErrorInfo", "ToolInvocation", "ToolResult"]
+__all__ = ["MAY_HAVE_RUN", "NEVER_STARTED", "ErrorCode", "ParseErrorInfo", "ToolErrorInfo",
+           "ToolInvocation", "ToolResult"]
+
+NEVER_STARTED = "the call never started"
+"""A call stopped (or its run stopped) while it waited: its body did not run."""
+
+MAY_HAVE_RUN = "the call may have run"
+"""A call cut while its body ran: whether its side effect happened is unknown."""
 
 
 class ToolInvocation(BaseModel):
@@ -63,6 +70,9 @@ class ToolResult(BaseModel):
     error: ToolErrorInfo | None = None
     images: tuple[ImageContent, ...] = ()
     """Images the tool returned; ``content`` names each (``[image 1: image/png, ...]``)."""
+    started: bool = True
+    """Whether the tool's body started: False for a call refused, denied, cut off by a limit
+    or stopped before it ran (its side effect cannot have happened)."""
 
     @field_validator("content")
     @classmethod
@@ -97,7 +107,7 @@ class ToolResult(BaseModel):
         result = cls.__new__(cls)
         _set(result, "__dict__", {"invocation_id": invocation.id, "tool_name": invocation.name,
                                   "status": "success", "content": content, "error": None,
-                                  "images": images})
+                                  "images": images, "started": True})
         _set(result, "__pydantic_fields_set__", set(_RESULT_FIELDS))
         _set(result, "__pydantic_extra__", None)
         _set(result, "__pydantic_private__", None)
@@ -112,13 +122,16 @@ class ToolResult(BaseModel):
         *,
         recoverable: bool = True,
         suggestion: str | None = None,
+        started: bool = True,
     ) -> ToolResult:
-        """The result of a call that failed, with what the LLM needs to fix it."""
+        """The result of a call that failed, with what the LLM needs to fix it (``started``:
+        whether the tool's body had started)."""
         error = ToolErrorInfo(
             code=code, message=message, recoverable=recoverable, suggestion=suggestion
         )
         return cls(
-            invocation_id=invocation.id, tool_name=invocation.name, status="failure", error=error
+            invocation_id=invocation.id, tool_name=invocation.name, status="failure", error=error,
+            started=started,
         )
 
     @classmethod
@@ -126,20 +139,27 @@ class ToolResult(BaseModel):
         """A person refused the call (``reason`` says why); the LLM must not retry it as is."""
         return cls.failure(invocation, ErrorCode.DENIED, f"denied: {reason}",
                            suggestion="do not retry this call unchanged; choose another approach",
-                           recoverable=False)
+                           recoverable=False, started=False)
 
     @classmethod
-    def interrupted(cls, invocation: ToolInvocation) -> ToolResult:
-        """The call was running when its agent's process stopped: whether it had its effect
-        is unknown."""
+    def interrupted(cls, invocation: ToolInvocation, *, started: bool = True) -> ToolResult:
+        """The call was cut by a stop: while its body ran (``started``: it may have run,
+        whether it had its effect is unknown), or while it waited (it never started)."""
+        if not started:
+            return cls.failure(invocation, ErrorCode.INTERRUPTED,
+                               f"{NEVER_STARTED}: it was stopped while it waited (for a "
+                               "decision or its turn), so it had no effect",
+                               suggestion="call it again if it is still needed", started=False)
         return cls.failure(invocation, ErrorCode.INTERRUPTED,
-                           "the call was running when the agent's process stopped; whether it "
-                           "finished is unknown",
+                           f"{MAY_HAVE_RUN}: it was running when the agent's process stopped, "
+                           "and whether it finished (and had its effect) is unknown",
                            suggestion="check whether its effect happened before calling it again")
 
 
 _set = object.__setattr__
-_RESULT_FIELDS = tuple(ToolResult.model_fields)
+_RESULT_FIELDS = tuple(name for name in ToolResult.model_fields if name != "started")
+"""The fields a trusted success is given (``started`` keeps its default, as in
+``model_construct``)."""
 
 
 def _not_json(value: Any, depth: int = 0) -> str:

@@ -47,6 +47,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.serving._team_host import TeamHost
+from autobyteus_like.tools._invocation import NEVER_STARTED
 from autobyteus_like.web._agui_events import PREFIX, AguiRun, wire_id
 from autobyteus_like.web._event_log import EventLog
 
@@ -212,6 +213,10 @@ class WebTeam:
         self._end_waiting(run.key, "was stopped")
         for decision in list(self._deciding.values()):
             await decision.wait()
+        try:  # the members refuse every later decision on the run too, whoever sends it
+            await anyio.to_thread.run_sync(self.host.team.stop_run)
+        except Exception as exc:  # a member's host gone: the cancel below still ends the run
+            logger.warning("web: stopping run {!r}: {}: {}", run.key, type(exc).__name__, exc)
         scope.cancel()
         return True
 
@@ -263,7 +268,7 @@ class WebTeam:
             member, call_id = key
             started = key in self._deciding or key in self._decided  # decided before the stop
             raise DecisionRefusedError(f"{ended}: {member}'s call {call_id!r} can no longer "
-                                       f"be decided{'' if started else ' (it never started)'}")
+                                       f"be decided{'' if started else f' ({NEVER_STARTED})'}")
 
     def _refuse_if_not_waiting(self, key: _Key) -> None:
         member, call_id = key

@@ -1,5 +1,7 @@
 """A provider's stream with malformed chunks ends the turn with an ``LLMError`` naming the
-provider and model, never a raw TypeError; odd usage counts never break a sum."""
+provider and model, never a raw TypeError; odd usage counts never break a sum; a stream that
+raises ``SystemExit``, ``KeyboardInterrupt`` or ``GeneratorExit`` fails its turn clearly and
+the agent takes the next message."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ import json
 
 import pytest
 
-from autobyteus_like import Agent, AgentConfig, AgentTurnError
+from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM
 from autobyteus_like.events import LLMRequestFailed, LLMResponseCompleted
+from autobyteus_like.llm._messages import LLMChunk
 from autobyteus_like.llm._openai import OpenAILLM
 from tests.agent.event_waits import wait_for
 from tests.llm.replay_server import Recorded, ReplayServer
@@ -57,3 +60,29 @@ def test_usage_counts_that_are_not_numbers_are_unknown():
             assert agent.run("hi", timeout=10) == "hi"
             [done] = wait_for(events, LLMResponseCompleted)
     assert (done.input_tokens, done.output_tokens) == (0, 0)
+
+
+class _Ending(ScriptedLLM):
+    """A provider whose first stream raises what ends a process (then answers as scripted)."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(["fine again"])
+        self._raised: BaseException | None = raised
+
+    def stream(self, request, cancel):
+        raised, self._raised = self._raised, None
+        if raised is not None:
+            yield LLMChunk(text="half")
+            raise raised
+        yield from super().stream(request, cancel)
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
+                         ids=lambda exc: type(exc).__name__)
+def test_a_stream_raising_what_ends_a_process_fails_the_turn_and_the_agent_goes_on(raised):
+    with Agent(AgentConfig(name="a", llm=_Ending(raised))) as agent:
+        with pytest.raises(AgentTurnError) as failed:
+            agent.run("hi", timeout=10)
+        assert f"({type(raised).__name__}" in str(failed.value)
+        assert "the response stream raised what ends a process" in str(failed.value)
+        assert agent.run("again", timeout=10) == "fine again"  # the next message is taken

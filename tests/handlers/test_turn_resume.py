@@ -83,3 +83,30 @@ def test_the_function_is_pure_the_snapshot_is_left_as_it_was():
     second = resumed_turn(stored, None, TOOLS, sequential=False)
     assert (list(stored.messages), list(stored.calls or []), stored.request_no) == before
     assert first.results == second.results and first.turn is not second.turn
+
+
+def test_a_running_call_is_settled_by_reconcile_then_a_re_run_then_interrupted():
+    """docs/architecture.md, "Interrupted calls": what the tool's ``reconcile(key)`` found wins
+    (even over an idempotent tool's re-run); an idempotent tool runs again; the rest may have
+    run. The builtin tools that leave the same files when run twice (fs.write, fs.mkdir,
+    fs.copy) run again; fs.append and fs.patch cannot, so they are INTERRUPTED."""
+    from autobyteus_like.tools._invocation import MAY_HAVE_RUN
+    from autobyteus_like.tools.builtin import builtin_tools
+
+    found = {i: ToolResult.success(ToolInvocation(id=i, name="write"), "paid once")
+             for i in ("c1", "c3")}
+    calls = [call("c1", "write", CallState.RUNNING), call("c2", "read", CallState.RUNNING),
+             call("c3", "read", CallState.RUNNING), call("c4", "write", CallState.RUNNING)]
+    resumed = resumed_turn(snapshot(calls=calls, reconciled=found), None, TOOLS,
+                           sequential=False)
+    assert [r.invocation_id for r in resumed.results] == ["c1", "c3", "c4"]
+    assert resumed.results[:2] == [found["c1"], found["c3"]]
+    assert resumed.results[2].error is not None
+    assert resumed.results[2].error.message.startswith(MAY_HAVE_RUN)
+    assert [i.id for i in resumed.pending] == ["c2"]  # idempotent, nothing found: runs again
+    fs = builtin_tools()
+    names = ["fs.write", "fs.mkdir", "fs.copy", "fs.append", "fs.patch"]
+    calls = [call(f"f{i}", name, CallState.RUNNING) for i, name in enumerate(names)]
+    resumed = resumed_turn(snapshot(calls=calls), None, fs, sequential=False)
+    assert [i.name for i in resumed.pending] == ["fs.write", "fs.mkdir", "fs.copy"]
+    assert [r.tool_name for r in resumed.results] == ["fs.append", "fs.patch"]

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolArgumentError, ToolFailure
+from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.formats import formatter_for, parse_tool_calls
 from autobyteus_like.formatters import build_manifest
 from autobyteus_like.formatters._example_values import example_arguments
-from autobyteus_like.mcp import MCPToolset
+from autobyteus_like.mcp import IDEMPOTENCY_META_KEY, MCPToolset
 from autobyteus_like.tools import ToolRegistry
+from autobyteus_like.tools._context import call_key
 from autobyteus_like.tools._image_content import ImageContent as Image
 from autobyteus_like.tools._invocation import ErrorCode
 from tests.mcp.server_processes import RAW_SERVER, sdk_stdio
@@ -133,3 +135,30 @@ def test_a_toolset_not_started_says_so():
     assert toolset.tools() == [] and not toolset.running
     toolset.release()  # releasing what was never taken is harmless
     assert "idle" in repr(toolset) and Path(args[0]).name in repr(toolset)
+
+
+def test_each_call_s_idempotency_key_reaches_the_server_in_meta(fixture_tools):
+    """The server gets ``ToolContext.idempotency_key`` in the request's ``_meta``, so its side
+    effect can be keyed; a direct ``run`` (no agent's call) sends none."""
+    tools, _ = fixture_tools
+    llm = ScriptedLLM(['{"name": "fx.meta_key", "arguments": {}}', "keyed"])
+    config = AgentConfig(name="a", llm=llm, tools=["fx.meta_key"], tool_format="json")
+    with Agent(config, tools=list(tools.values())) as agent:
+        events = agent.events()
+        assert agent.run("key?", timeout=20) == "keyed"
+        [result] = [e.result for e in _all(events) if isinstance(e, ToolResultReceived)]
+    assert result.content == {"result": call_key("a", result.invocation_id)}
+    assert IDEMPOTENCY_META_KEY == "autobyteus-like/idempotency-key"
+    assert tools["fx.meta_key"].run({}) == {"result": "none"}
+
+
+def _all(events):
+    seen = []
+    while True:
+        try:
+            event = events.get(timeout=0)
+        except TimeoutError:
+            return seen
+        if event is None:
+            return seen
+        seen.append(event)

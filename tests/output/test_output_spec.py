@@ -81,3 +81,17 @@ def test_a_schema_answer_written_as_text_is_checked_against_the_schema():
     listed = OutputSpec(schema={"type": "array", "items": {"type": "string"}})
     assert listed.from_text('["a", "b"]') == (True, ["a", "b"])
     assert not listed.from_text("[1, 2]")[0]
+
+
+def test_retries_above_max_iterations_end_saying_the_answer_was_not_accepted():
+    """``output_retries`` above ``max_iterations`` and a model that writes prose only: the
+    turn ends saying no answer was accepted, not that the model was still calling tools."""
+    from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM
+
+    config = AgentConfig(name="a", llm=ScriptedLLM(["about three"] * 3), tool_format="json",
+                         output_type=Score, output_retries=5, max_iterations=2)
+    with Agent(config) as agent, pytest.raises(AgentTurnError) as failed:
+        agent.run("score?", timeout=10)
+    message = str(failed.value)
+    assert "max_iterations (2) reached before the LLM gave an answer that was accepted" in message
+    assert "still calling tools" not in message and "output_retries" in message

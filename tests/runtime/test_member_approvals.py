@@ -1,7 +1,8 @@
 """Deciding a member's waiting call from outside, on every runtime (local and Ray): an id no
 call waits with is an ``UnknownApprovalError`` naming the waiting calls (never a decision that
 silently goes nowhere), two threads deciding one call at once get one winner and one clear
-error, and a decision after the team stopped is refused saying so."""
+error, and a decision after a stop was acknowledged (``stop_run``, ``new_run``, ``stop``) is a
+``AgentStoppedError`` saying the run was stopped, and none of that run's calls starts."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from autobyteus_like import AgentStoppedError, AgentTeam, tool
 from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
-from autobyteus_like.events import ApprovalRequested, ToolResultReceived
+from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from tests.runtime.scripted_teams import call, member, until_quiet
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
 
@@ -98,7 +99,71 @@ def test_a_decision_after_the_team_stopped_is_refused(runtime):  # noqa: F811
         waiting = _asked(events).invocation.id
     finally:
         team.stop()
-    with pytest.raises(AgentStoppedError, match="is not running"):
-        team.approve("lead", waiting)
-    with pytest.raises(AgentStoppedError, match="is not running"):
-        team.deny("lead", waiting)
+    for decide in (team.approve, team.deny):
+        with pytest.raises(AgentStoppedError, match="the run was stopped"):
+            decide("lead", waiting)
+
+
+def _drained(events: object) -> list[object]:
+    """The events already delivered (the team's new run has reported all of the run before)."""
+    seen = []
+    while True:
+        try:
+            event = events.get(timeout=0)  # type: ignore[attr-defined]
+        except TimeoutError:
+            return seen
+        if event is None:
+            return seen
+        seen.append(event)
+
+
+def test_a_decision_after_an_acknowledged_stop_is_refused_and_nothing_starts(runtime):  # noqa: F811
+    with _lead(runtime) as team:
+        events = team.events()
+        team.send("clean up")
+        waiting = _asked(events).invocation.id
+        team.stop_run()  # acknowledged: a served team's Stop answers now
+        for decide in (team.approve, team.deny):
+            with pytest.raises(AgentStoppedError) as refused:
+                decide("lead", waiting)
+            assert str(refused.value) == (
+                f"agent 'lead': the run was stopped, so call {waiting!r} can no longer be "
+                "approved or denied, and none of its calls starts")
+        team.new_run()  # cuts the run; everything it reported has arrived
+        seen = _drained(events)
+        assert not [e for e in seen if isinstance(e, ToolStarted)]
+        assert not [e for e in seen if isinstance(e, ToolResultReceived)
+                    and e.result.status == "success"]
+
+
+def test_approve_racing_an_acknowledged_stop_never_runs_a_refused_call(runtime):  # noqa: F811
+    """Approve and stop released at once by a barrier: whichever wins, a call whose approval
+    was refused never starts, and one that started was approved before the stop."""
+    with _lead(runtime) as team:
+        events = team.events()
+        team.send("clean up")
+        waiting = _asked(events).invocation.id
+        start = threading.Barrier(2)
+        outcome: list[object] = []
+
+        def approve() -> None:
+            start.wait()
+            try:
+                team.approve("lead", waiting)
+                outcome.append("approved")
+            except AutobyteusLikeError as exc:
+                outcome.append(exc)
+
+        decider = threading.Thread(target=approve)
+        decider.start()
+        start.wait()
+        team.stop_run()
+        decider.join(60)
+        team.new_run()
+        started = [e for e in _drained(events) if isinstance(e, ToolStarted)]
+    assert len(outcome) == 1
+    if outcome[0] != "approved":
+        assert isinstance(outcome[0], AgentStoppedError), outcome
+        assert not started  # refused: it never started
+    with pytest.raises(AgentStoppedError):
+        team.approve("lead", waiting)  # and after the stop, never

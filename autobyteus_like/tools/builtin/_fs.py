@@ -176,7 +176,7 @@ def fs_tools() -> list[ToolDefinition]:
 
         return _with_file(ctx, path, open_for_reading, use, hint="; use fs.ls")
 
-    @tool(name="fs.write", category="fs")
+    @tool(name="fs.write", category="fs", idempotent=True)  # run twice: the same files
     def write(path: str, content: str, ctx: ToolContext) -> dict[str, object]:
         """Write or overwrite a text file (prefer fs.append or fs.patch when they fit).
 
@@ -230,7 +230,7 @@ def fs_tools() -> list[ToolDefinition]:
 
         return _with_file(ctx, path, open_for_update, use)
 
-    @tool(name="fs.mkdir", category="fs")
+    @tool(name="fs.mkdir", category="fs", idempotent=True)  # run twice: the same files
     def mkdir(path: str, ctx: ToolContext) -> dict[str, object]:
         """Create a directory and its parents.
 
@@ -242,7 +242,7 @@ def fs_tools() -> list[ToolDefinition]:
             os.close(made.value)
         return {"path": made.shown}
 
-    @tool(name="fs.copy", category="fs")
+    @tool(name="fs.copy", category="fs", idempotent=True)  # run twice: the same files
     def copy(src: str, dst: str, ctx: ToolContext) -> dict[str, object]:
         """Copy a file or a directory tree (symbolic links in a tree are skipped and listed
         under ``skipped``).

@@ -61,6 +61,13 @@ def header(name: str, ctx: Context) -> str:
 
 
 @server.tool()
+def meta_key(ctx: Context) -> str:
+    """The idempotency key the request's ``_meta`` carried ('none' without one)."""
+    meta = ctx.request_context.meta or {}
+    return str(meta.get("autobyteus-like/idempotency-key", "none"))
+
+
+@server.tool()
 def weather(city: str) -> Weather:
     """Structured weather for a city."""
     return {"city": city, "celsius": 21.5}
