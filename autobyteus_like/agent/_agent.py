@@ -24,9 +24,9 @@ from autobyteus_like.agent._actor_messages import (
 )
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._conversation import AgentConversation
-from autobyteus_like.agent._member_format import member_format
 from autobyteus_like.agent._member_replies import not_running
 from autobyteus_like.agent._message_parts import message_parts
+from autobyteus_like.agent._per_config import config_format, config_prompt
 from autobyteus_like.agent._requests import AgentRequests
 from autobyteus_like.agent._resume import AgentResume, ResumedTurn
 from autobyteus_like.agent._run_hooks import session_writer, usage_and_tracing_hooks
@@ -43,7 +43,6 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.formats import NATIVE, FormatRegistry
-from autobyteus_like.formatters._manifest import demonstration, render_system_prompt
 from autobyteus_like.handlers import default_handlers
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.llm._base import LLM
@@ -69,9 +68,6 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "ResumedTurn"]
 
 _user_message = builder(UserMessageReceived)
-
-_WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
-             "call is for. Calls without it are rejected.")
 
 
 class Agent(AgentConversation, AgentRequests, AgentResume):
@@ -112,10 +108,10 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         self.output = config.output_spec()
         """The final answer's type (None: text), taught as the ``final_result`` tool."""
         self._named, self._sources = split_tool_sources(tools)
-        self.format = member_format((formats or FormatRegistry()).get(config.resolved_format()),
-                                    config.call_rules())
-        self.tools, self.system_prompt = self._resolve_tools(
-            pending=[source.namespace for source in self._sources])
+        self.format = config_format(config, formats)
+        self._prompt: tuple[str, tuple[str, str] | None] | None = None
+        """The system prompt and the demonstration: rendered when first needed."""
+        self.tools = self._resolve_tools(pending=[source.namespace for source in self._sources])
         self._unwatch: list[Callable[[], None]] = []
         self._publisher = EventPublisher()
         self._kept_llm: LLM | None = None
@@ -135,8 +131,30 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         each recent turn's."""
         return self._usage.report()
 
-    def _resolve_tools(self, pending: Iterable[str] = ()) -> tuple[ToolRegistry, str]:
-        """The agent's tools (its sources' current tools included) and its system prompt."""
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt, its tools taught in its format (shared by the agents of one
+        config with the same tools)."""
+        return self._prompted()[0]
+
+    @system_prompt.setter
+    def system_prompt(self, prompt: str) -> None:
+        self._prompt = (prompt, self._prompted()[1])
+
+    def _prompted(self) -> tuple[str, tuple[str, str] | None]:
+        prompted = self._prompt
+        if prompted is None:
+            prompted = self._prompt = config_prompt(self.config, self.tools,
+                                                    self.format.formatter)
+        return prompted
+
+    @property
+    def _demonstration(self) -> tuple[str, str] | None:
+        return self._prompted()[1]
+
+    def _resolve_tools(self, pending: Iterable[str] = ()) -> ToolRegistry:
+        """The agent's tools (its sources' current tools included); the system prompt is
+        rendered again when next needed."""
         named = self._named
         if self._sources:
             named = ToolRegistry(named)
@@ -146,16 +164,13 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         tools = self.config.tool_registry(named, pending=frozenset(pending))
         if self.output is not None and self.config.output_mode == "tool":
             tools.add(self.output.tool)
-        compact = self.config.manifest == "compact"
-        prompt = render_system_prompt(self.config.system_prompt, tools, self.format.formatter,
-                                      compact=compact)
-        self._demonstration = demonstration(tools, self.format.formatter) if compact else None
-        return tools, prompt + (_WHY_RULE if self.config.require_why and tools else "")
+        self._prompt = None
+        return tools
 
     def resolve_tools(self) -> ToolRegistry:
         """Resolve the configured tool names against the sources' tools as they are now
         (``ValueError`` naming a tool or pattern nothing provides); for checking a config."""
-        self.tools, self.system_prompt = self._resolve_tools()
+        self.tools = self._resolve_tools()
         return self.tools
 
     def _tools_changed(self) -> None:
@@ -165,14 +180,17 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             ref = self._ref
             if ref is None:
                 return
+            kept = self.tools, self._prompt
             try:
-                tools, prompt = self._resolve_tools(
+                self.tools = self._resolve_tools(
                     pending=[source.namespace for source in self._sources])
+                prompt = self.system_prompt
             except Exception as exc:  # keep the tools it has; say why
+                self.tools, self._prompt = kept
                 logger.warning("agent {}: its tools changed but cannot be used: {}",
                                self.name, exc)
                 return
-            self.tools, self.system_prompt = tools, prompt
+            tools = self.tools
         ref.tell(ToolsRefreshed(tools, prompt))
 
     # -- life cycle --------------------------------------------------------------------------
@@ -186,7 +204,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             if self._sources:
                 acquire_all(self._sources, f"agent {self.name!r}")
                 try:
-                    self.tools, self.system_prompt = self._resolve_tools()
+                    self.tools = self._resolve_tools()
                     self._start_actor()
                 except BaseException:
                     for source in self._sources:
