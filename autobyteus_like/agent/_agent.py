@@ -26,7 +26,7 @@ from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._conversation import AgentConversation
 from autobyteus_like.agent._member_replies import not_running
 from autobyteus_like.agent._message_parts import message_parts
-from autobyteus_like.agent._per_config import config_format, config_prompt
+from autobyteus_like.agent._per_config import PromptedAgent, config_format
 from autobyteus_like.agent._requests import AgentRequests
 from autobyteus_like.agent._resume import AgentResume, ResumedTurn
 from autobyteus_like.agent._run_hooks import session_writer, usage_and_tracing_hooks
@@ -70,7 +70,7 @@ __all__ = ["Agent", "ResumedTurn"]
 _user_message = builder(UserMessageReceived)
 
 
-class Agent(AgentConversation, AgentRequests, AgentResume):
+class Agent(PromptedAgent, AgentConversation, AgentRequests, AgentResume):
     """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
 
     ``tools`` resolves tool names in ``config.tools``; ``formats`` adds custom formats.
@@ -109,8 +109,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         """The final answer's type (None: text), taught as the ``final_result`` tool."""
         self._named, self._sources = split_tool_sources(tools)
         self.format = config_format(config, formats)
-        self._prompt: tuple[str, tuple[str, str] | None] | None = None
-        """The system prompt and the demonstration: rendered when first needed."""
+        self._prompt = None  # the system prompt: rendered when first needed
         self.tools = self._resolve_tools(pending=[source.namespace for source in self._sources])
         self._unwatch: list[Callable[[], None]] = []
         self._publisher = EventPublisher()
@@ -130,27 +129,6 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         """Tokens, calls and cost: this run's (since start), the session's (every run) and
         each recent turn's."""
         return self._usage.report()
-
-    @property
-    def system_prompt(self) -> str:
-        """The system prompt, its tools taught in its format (shared by the agents of one
-        config with the same tools)."""
-        return self._prompted()[0]
-
-    @system_prompt.setter
-    def system_prompt(self, prompt: str) -> None:
-        self._prompt = (prompt, self._prompted()[1])
-
-    def _prompted(self) -> tuple[str, tuple[str, str] | None]:
-        prompted = self._prompt
-        if prompted is None:
-            prompted = self._prompt = config_prompt(self.config, self.tools,
-                                                    self.format.formatter)
-        return prompted
-
-    @property
-    def _demonstration(self) -> tuple[str, str] | None:
-        return self._prompted()[1]
 
     def _resolve_tools(self, pending: Iterable[str] = ()) -> ToolRegistry:
         """The agent's tools (its sources' current tools included); the system prompt is

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from autobyteus_like.formatters._base import ToolFormatter
     from autobyteus_like.tools._registry import ToolRegistry
 
-__all__ = ["config_format", "config_prompt"]
+__all__ = ["PromptedAgent", "config_format", "config_prompt"]
 
 _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
              "call is for. Calls without it are rejected.")
@@ -75,3 +75,34 @@ def config_prompt(config: AgentConfig, tools: ToolRegistry, formatter: ToolForma
         prompts.clear()
     prompts[key] = (formatter, definitions, made)  # the objects kept: their ids stay theirs
     return made
+
+
+class PromptedAgent:
+    """An agent's ``system_prompt``, rendered when first read (``config_prompt``); ``_prompt``
+    is set back to None whenever its tools change."""
+
+    config: AgentConfig
+    tools: ToolRegistry
+    format: ToolFormat
+    _prompt: Prompt | None
+
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt, the tools taught in the agent's format."""
+        return self._prompted()[0]
+
+    @system_prompt.setter
+    def system_prompt(self, prompt: str) -> None:
+        self._prompt = (prompt, self._prompted()[1])
+
+    def _prompted(self) -> Prompt:
+        prompted = self._prompt
+        if prompted is None:
+            prompted = self._prompt = config_prompt(self.config, self.tools,
+                                                    self.format.formatter)
+        return prompted
+
+    @property
+    def _demonstration(self) -> tuple[str, str] | None:
+        """The compact manifest's example exchange (None under the full manifest)."""
+        return self._prompted()[1]
