@@ -25,9 +25,9 @@ from autobyteus_like.agent._actor_messages import (
 from autobyteus_like.agent._answer_stream import OutputT
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._conversation import AgentConversation
-from autobyteus_like.agent._member_format import member_format
 from autobyteus_like.agent._member_replies import not_running
 from autobyteus_like.agent._message_parts import message_parts
+from autobyteus_like.agent._per_config import PromptedAgent, config_format
 from autobyteus_like.agent._requests import AgentRequests
 from autobyteus_like.agent._resume import AgentResume, ResumedTurn
 from autobyteus_like.agent._run_hooks import session_writer, usage_and_tracing_hooks
@@ -44,7 +44,6 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.formats import NATIVE, FormatRegistry
-from autobyteus_like.formatters._manifest import demonstration, render_system_prompt
 from autobyteus_like.handlers import default_handlers
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.llm._base import LLM
@@ -52,7 +51,6 @@ from autobyteus_like.llm._demonstrating import DemonstratingLLM
 from autobyteus_like.llm._messages import Message
 from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.llm._scripted import continue_script
-from autobyteus_like.output._spec import answer_by_tool
 from autobyteus_like.output._structured import provider_schema
 from autobyteus_like.tools._context import CancelFlag
 from autobyteus_like.tools._image_content import ImageContent
@@ -74,11 +72,8 @@ __all__ = ["Agent", "ResumedTurn"]
 
 _user_message = builder(UserMessageReceived)
 
-_WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
-             "call is for. Calls without it are rejected.")
 
-
-class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
+class Agent(PromptedAgent, AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
     """One agent on its own actors. ``with agent:`` starts it and stops it, leaving no thread.
 
     ``Agent[Verdict]`` (``agent: Agent[Verdict] = Agent(config)``) tells a type checker what
@@ -120,10 +115,9 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
         self.output = config.output_spec()
         """The final answer's type (None: text), taught as the ``final_result`` tool."""
         self._named, self._sources = split_tool_sources(tools)
-        self.format = member_format((formats or FormatRegistry()).get(config.resolved_format()),
-                                    config.call_rules())
-        self.tools, self.system_prompt = self._resolve_tools(
-            pending=[source.namespace for source in self._sources])
+        self.format = config_format(config, formats)
+        self._prompt = None  # the system prompt: rendered when first needed
+        self.tools = self._resolve_tools(pending=[source.namespace for source in self._sources])
         self._unwatch: list[Callable[[], None]] = []
         self._publisher = EventPublisher()
         self._kept_llm: LLM | None = None
@@ -144,8 +138,9 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
         each recent turn's."""
         return self._usage.report()
 
-    def _resolve_tools(self, pending: Iterable[str] = ()) -> tuple[ToolRegistry, str]:
-        """The agent's tools (its sources' current tools included) and its system prompt."""
+    def _resolve_tools(self, pending: Iterable[str] = ()) -> ToolRegistry:
+        """The agent's tools (its sources' current tools included); the system prompt is
+        rendered again when next needed."""
         named = self._named
         if self._sources:
             named = ToolRegistry(named)
@@ -155,18 +150,13 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
         tools = self.config.tool_registry(named, pending=frozenset(pending))
         if self.output is not None and self.config.output_mode == "tool":
             tools.add(self.output.tool)
-        compact = self.config.manifest == "compact"
-        prompt = render_system_prompt(self.config.system_prompt, tools, self.format.formatter,
-                                      compact=compact)
-        if self.output is not None and self.config.output_mode == "tool":
-            prompt = answer_by_tool(prompt, self.format.formatter.done_rule)
-        self._demonstration = demonstration(tools, self.format.formatter) if compact else None
-        return tools, prompt + (_WHY_RULE if self.config.require_why and tools else "")
+        self._prompt = None
+        return tools
 
     def resolve_tools(self) -> ToolRegistry:
         """Resolve the configured tool names against the sources' tools as they are now
         (``ValueError`` naming a tool or pattern nothing provides); for checking a config."""
-        self.tools, self.system_prompt = self._resolve_tools()
+        self.tools = self._resolve_tools()
         return self.tools
 
     def _tools_changed(self) -> None:
@@ -176,14 +166,17 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
             ref = self._ref
             if ref is None:
                 return
+            kept = self.tools, self._prompt
             try:
-                tools, prompt = self._resolve_tools(
+                self.tools = self._resolve_tools(
                     pending=[source.namespace for source in self._sources])
+                prompt = self.system_prompt
             except Exception as exc:  # keep the tools it has; say why
+                self.tools, self._prompt = kept
                 logger.warning("agent {}: its tools changed but cannot be used: {}",
                                self.name, exc)
                 return
-            self.tools, self.system_prompt = tools, prompt
+            tools = self.tools
         ref.tell(ToolsRefreshed(tools, prompt))
 
     # -- life cycle --------------------------------------------------------------------------
@@ -197,7 +190,7 @@ class Agent(AgentConversation[OutputT], AgentRequests[OutputT], AgentResume):
             if self._sources:
                 acquire_all(self._sources, f"agent {self.name!r}")
                 try:
-                    self.tools, self.system_prompt = self._resolve_tools()
+                    self.tools = self._resolve_tools()
                     self._start_actor()
                 except BaseException:
                     for source in self._sources:
