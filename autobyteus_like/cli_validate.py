@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autobyteus_like.agent.member_llm import AUTO_FORMAT, auto_start
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.extras import missing_package
 from autobyteus_like.llm.spec import LLMSpec
+from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.team import AgentTeam, TeamConfig
 
 if TYPE_CHECKING:
@@ -36,12 +41,35 @@ def _validate(args: argparse.Namespace) -> int:
     team = AgentTeam(config, tools=tools)  # prompts and registries build too
     if team.sources:
         _check_sources(team, args.team)
-    members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
+    members = ", ".join(f"{m.name} ({m.tool_format or m.resolved_format()})"
+                        for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
+    auto = [member for member in config.members if member.tool_format == AUTO_FORMAT]
+    if auto:
+        with _known_formats(config.store) as formats:
+            for member in auto:
+                print(f"member {member.name!r}: tool_format {auto_start(member.llm, formats)}")
     for member in config.members:
         _warn_missing_sdk(member)
     return 0
+
+
+@contextmanager
+def _known_formats(store: str | None) -> Iterator[ModelFormats]:
+    """The ``model_formats`` table the team's members use: its store's (when it exists
+    already: validating makes no store), else the cache file's."""
+    from autobyteus_like.store import open_store
+
+    if store is None or (not store.startswith(("postgresql://", "postgres://")) and
+                         not Path(store.removeprefix("sqlite:///")).exists()):
+        yield ModelFormats.cached()
+        return
+    opened = open_store(store)
+    try:
+        yield ModelFormats.in_store(opened)
+    finally:
+        opened.close()
 
 
 def _check_sources(team: AgentTeam, source: str) -> None:

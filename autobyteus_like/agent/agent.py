@@ -26,6 +26,7 @@ from autobyteus_like.agent.agent_requests import AgentRequests
 from autobyteus_like.agent.agent_resume import AgentResume, ResumedTurn
 from autobyteus_like.agent.config import AgentConfig
 from autobyteus_like.agent.member_format import member_format
+from autobyteus_like.agent.member_llm import keep_formats_in
 from autobyteus_like.agent.member_replies import not_running
 from autobyteus_like.agent.message_parts import message_parts
 from autobyteus_like.agent.run_hooks import session_writer, usage_and_tracing_hooks
@@ -200,6 +201,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
         # a described LLM becomes real only now (a new run goes on with the one it had)
         llm, self._kept_llm = self._kept_llm or self.config.build_llm(), None
         self._built_llm = llm  # the next run goes on with it (unwrapped)
+        keep_formats_in(llm, self.session.store if self.session is not None else None)
         if self.config.manifest == "compact" and self.format.name != NATIVE and \
                 llm.provider is not LLMProvider.SCRIPTED and \
                 not isinstance(llm, DemonstratingLLM):  # a scripted LLM keys replies by history

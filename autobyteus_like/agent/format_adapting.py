@@ -13,6 +13,12 @@ carries its ``ParseErrorInfo``, so the model is told in the format's own terms).
 call missing from an XML reply moves on to JSON. Each switch is reported once as an
 ``Adaptation`` chunk (the agent's ``LLMAdapted`` event and its span say which and why).
 
+What is known of the model is kept per (provider, base URL, model) in the ``model_formats``
+table (``store._model_formats``: the session store's, else the cache file's): the first request
+with tools starts from the eval's verdict, else from the format ``auto`` learned on that server
+(announced as an ``Adaptation`` too); each move to a text format is remembered, and a learned
+format that then fails is dropped. A scripted LLM has no entry: it keeps its declared format.
+
 While a required call has not yet been seen to work in the current format, a reply is held
 back until it is known to hold a call, so a reply that is redone never shows twice.
 """
@@ -25,9 +31,10 @@ import threading
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
+from autobyteus_like.agent._format_memory import FormatMemory, model_key
 from autobyteus_like.agent.ruled_llm import with_rules
 from autobyteus_like.errors import LLMError
-from autobyteus_like.formats import builtin_format
+from autobyteus_like.formats import NATIVE, builtin_format
 from autobyteus_like.formatters.manifest import build_manifest
 from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
 from autobyteus_like.formatters.tool_formatter import ToolFormatter
@@ -47,6 +54,7 @@ from autobyteus_like.parsers.parse_events import (
     ToolCallCompleted,
     ToolCallFailed,
 )
+from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.tools.call_rules import CallRules
 from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
@@ -67,32 +75,76 @@ Chunks = Generator[LLMChunk, None, str | None]
 class FormatAdaptingLLM(WrappingLLM):
     """``inner`` with ``rules``, native first, switching to a text format when it must."""
 
-    def __init__(self, inner: LLM, rules: CallRules) -> None:
+    def __init__(self, inner: LLM, rules: CallRules, *,
+                 formats: ModelFormats | None = None, remember: bool = True) -> None:
         super().__init__(inner)
         self.rules = rules
+        self.formats = formats
+        """Where what is known of the model is kept (None: the cache file's table)."""
+        self.remember = remember
+        """False: start native and keep nothing (the table is neither read nor written)."""
         self.text_format: str | None = None
         """The text format in use (None: native)."""
         self._proven = False
         self._policy: CallPolicy | None = None
         self._carried: TokenUsage | None = None
-
+        self._memory: FormatMemory | None = None
+        self._started = False
+        self._remembered: str | None = None
+        """The learned format this LLM started from, until it fails."""
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         request = with_rules(request, self.rules)
         if not request.tools:
             yield from self.inner.stream(request, cancel)
             return
+        if not self._started:
+            self._started = True
+            yield from self._start()
         if self.text_format is None:
             reason = yield from self._native(request, cancel)
         else:
             reason = yield from self._text(request, cancel)
         while reason is not None and not cancel.is_set():
-            following = (TEXT_FALLBACKS[TEXT_FALLBACKS.index(self.text_format) + 1]
-                         if self.text_format else TEXT_FALLBACKS[0])
-            self.text_format, self._proven = following, False
-            self._policy = CallPolicy(builtin_format(following).parser_factory, self.rules)
+            following = self._following()
+            if following is None:
+                break
+            self._use(following)
+            self._remembered = None
+            if self._memory is not None:
+                self._memory.learned(following, reason)
             yield LLMChunk(adapted=Adaptation("tool_format", following, reason))
             reason = yield from self._text(request, cancel)
+
+    def _start(self) -> Iterator[LLMChunk]:
+        """Start from what the table knows of this model (announced when it is text)."""
+        key = model_key(self.inner) if self.remember else None
+        if key is None:
+            return
+        self._memory = FormatMemory(self.formats or ModelFormats.cached(), key)
+        start = self._memory.start()
+        if start is None or start[0] == NATIVE:
+            return
+        tool_format, why = start
+        try:
+            self._use(tool_format)
+        except ValueError:  # a format this release does not know: start native
+            self.text_format = None
+            return
+        if why.startswith("learned"):
+            self._remembered = tool_format
+        yield LLMChunk(adapted=Adaptation("tool_format", tool_format, why))
+
+    def _use(self, tool_format: str) -> None:
+        policy = CallPolicy(builtin_format(tool_format).parser_factory, self.rules)
+        self.text_format, self._proven, self._policy = tool_format, False, policy
+
+    def _following(self) -> str | None:
+        """The text format tried after the current one (None: none is left)."""
+        if self.text_format not in TEXT_FALLBACKS:
+            return TEXT_FALLBACKS[0]
+        position = TEXT_FALLBACKS.index(self.text_format) + 1
+        return TEXT_FALLBACKS[position] if position < len(TEXT_FALLBACKS) else None
 
     def _forced(self, request: LLMRequest) -> bool:
         """Whether this reply is held back: it must call, and calls are not yet seen to
@@ -155,8 +207,11 @@ class FormatAdaptingLLM(WrappingLLM):
             return None
         held.extend(_chunks(parser.finish()))
         held.extend(endings)
-        if self._policy.missed and not self._proven and \
-                self.text_format != TEXT_FALLBACKS[-1]:
+        if self._policy.missed and not self._proven and self._remembered is not None:
+            assert self._memory is not None  # a remembered format came from it
+            self._memory.failed(self._remembered)
+            self._remembered = None
+        if self._policy.missed and not self._proven and self._following() is not None:
             self._policy.asked = False
             self._carry(held)
             return (f"the model answered without the tool call its tool_choice requires, in "
