@@ -31,6 +31,7 @@ from autobyteus_like.errors import (
     StoreError,
     UsageError,
 )
+from autobyteus_like.evals._command import add_eval_command
 
 __all__ = ["load_tools", "main"]
 
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     add_validate_command(commands)
     add_serve_commands(commands)
     add_session_commands(commands)
+    add_eval_command(commands)
     _debug_anywhere(parser)
     return parser
 

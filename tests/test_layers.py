@@ -46,7 +46,8 @@ LAYERS: list[set[str]] = [
     {"team"},
     {"testing"},
     {"serving", "web", "cli", "cli_run", "cli_validate", "cli_serve", "cli_view", "cli_sessions",
-     "cli_tools", ROOT_API},  # the faces, and the public API that re-exports everything
+     "cli_tools", "evals", "proxy",
+     ROOT_API},  # the faces, and the public API that re-exports everything
 ]
 """Bottom first. A package may import its own layer's packages and any below; a top-level
 module (``errors.py``, ``cli.py``) counts as a package of its own, and so does
@@ -57,6 +58,7 @@ RUN_TIME_IMPORTS: dict[str, set[str]] = {
     "runtime/ray_mcp_guard.py": {"mcp"},  # mcp/process_sweep.py, by path, in a bare process
     "agent/config.py": set(),  # the module of a type named in a config (the user's)
     "cli_tools.py": set(),  # the user's --tools module or file
+    "evals/_suite.py": {"evals"},  # an eval suite's tools: the built-in ones, or the user's
     "llm/provider_setup.py": set(),  # a provider's SDK
     "llm/gemini_llm.py": set(),  # httpx or httpx2
 }
