@@ -31,7 +31,8 @@ from autobyteus_like.errors import (
     StoreError,
     UsageError,
 )
-from autobyteus_like.evals._command import add_eval_command
+from autobyteus_like.evals._eval_command import add_eval_command
+from autobyteus_like.proxy._proxy_command import add_proxy_command
 
 __all__ = ["load_tools", "main"]
 
@@ -65,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_commands(commands)
     add_session_commands(commands)
     add_eval_command(commands)
+    add_proxy_command(commands)
     _debug_anywhere(parser)
     return parser
 

@@ -26,37 +26,24 @@ back until it is known to hold a call, so a reply that is redone never shows twi
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 from collections.abc import Generator, Iterator, Sequence
-from typing import Any
 
 from autobyteus_like.agent._format_memory import FormatMemory, model_key
+from autobyteus_like.agent._text_calls import call_chunks, text_request_for
 from autobyteus_like.agent.ruled_llm import with_rules
 from autobyteus_like.errors import LLMError
 from autobyteus_like.formats import NATIVE, builtin_format
-from autobyteus_like.formatters.manifest import build_manifest
-from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.formatters.tool_formatter import ToolFormatter
 from autobyteus_like.llm.base import LLM, WrappingLLM
 from autobyteus_like.llm.messages import (
     Adaptation,
     LLMChunk,
     LLMRequest,
-    Message,
-    NativeToolCall,
     TokenUsage,
 )
 from autobyteus_like.parsers.call_policy import CallPolicy
-from autobyteus_like.parsers.parse_events import (
-    ParseEvent,
-    TextDelta,
-    ToolCallCompleted,
-    ToolCallFailed,
-)
 from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.tools.call_rules import CallRules
-from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools.registry import ToolRegistry
 
@@ -181,12 +168,8 @@ class FormatAdaptingLLM(WrappingLLM):
 
     def _text(self, request: LLMRequest, cancel: threading.Event) -> Chunks:
         assert self.text_format is not None and self._policy is not None
-        formatter = builtin_format(self.text_format).formatter
-        if self.rules.any:
-            formatter = RuledFormatter(formatter, self.rules)
         parser = self._policy(ToolRegistry(request.tools), InvocationIdAllocator())
-        text_request = LLMRequest(_with_manifest(request, formatter),
-                                  _written(request.messages, formatter), rules=request.rules)
+        text_request = text_request_for(request, self.text_format, self.rules)
         held: list[LLMChunk] = []
         endings: list[LLMChunk] = []
         hold, called = self._forced(request), False
@@ -195,7 +178,7 @@ class FormatAdaptingLLM(WrappingLLM):
                 yield chunk
                 continue
             if chunk.text:
-                out = _chunks(parser.feed(chunk.text))
+                out = call_chunks(parser.feed(chunk.text))
                 called = called or any(c.tool_calls for c in out)
                 held.extend(out)
             if chunk.usage is not None or chunk.finish_reason is not None:
@@ -205,7 +188,7 @@ class FormatAdaptingLLM(WrappingLLM):
                 held = []
         if cancel.is_set():
             return None
-        held.extend(_chunks(parser.finish()))
+        held.extend(call_chunks(parser.finish()))
         held.extend(endings)
         if self._policy.missed and not self._proven and self._remembered is not None:
             assert self._memory is not None  # a remembered format came from it
@@ -236,68 +219,6 @@ class FormatAdaptingLLM(WrappingLLM):
             return chunk
         carried, self._carried = self._carried, None
         return dataclasses.replace(chunk, usage=_sum(carried, chunk.usage))
-
-
-def _chunks(events: list[ParseEvent]) -> list[LLMChunk]:
-    """Parse events as the chunks a native reply brings: prose, then each call."""
-    out: list[LLMChunk] = []
-    for event in events:
-        if isinstance(event, TextDelta) and event.text:
-            out.append(LLMChunk(text=event.text))
-        elif isinstance(event, ToolCallCompleted):
-            call = event.invocation
-            arguments = dict(call.arguments)
-            if call.why is not None and "why" not in arguments:
-                arguments["why"] = call.why
-            out.append(LLMChunk(tool_calls=(NativeToolCall(
-                None, call.name, json.dumps(arguments, ensure_ascii=False, default=str)),)))
-        elif isinstance(event, ToolCallFailed):
-            error = event.error
-            out.append(LLMChunk(tool_calls=(NativeToolCall(
-                None, error.name or "unknown", "", unreadable=error),)))
-    return out
-
-
-def _with_manifest(request: LLMRequest, formatter: ToolFormatter) -> str:
-    manifest = build_manifest(request.tools, formatter)
-    if not manifest:
-        return request.system_prompt
-    prompt = request.system_prompt.rstrip()
-    return f"{prompt}\n\n## Tools\n\n{manifest}" if prompt else manifest
-
-
-def _written(messages: Sequence[Message], formatter: ToolFormatter) -> tuple[Message, ...]:
-    """A native history as the text format writes it: each assistant message with its calls
-    in the format (calls that could not be read are left out: their error says what was
-    wrong), each batch of results as a user message."""
-    out: list[Message] = []
-    calls: dict[str, ToolInvocation] = {}
-    for position, message in enumerate(messages):
-        if message.role == "assistant" and message.tool_calls:
-            following = messages[position + 1] if position + 1 < len(messages) else None
-            unread = {result.invocation_id for result in following.tool_results
-                      if result.error is not None and result.error.code == ErrorCode.PARSE_ERROR
-                      } if following is not None else set()
-            calls = {call.id: call for call in message.tool_calls}
-            written = [formatter.format_call(call.name, _arguments(call))
-                       for call in message.tool_calls if call.id not in unread]
-            out.append(Message("assistant", "\n\n".join(
-                part for part in (message.content.strip(), *written) if part)))
-        elif message.role == "tool":
-            pairs: list[tuple[ToolInvocation, ToolResult]] = [
-                (calls.get(result.invocation_id) or ToolInvocation(
-                    id=result.invocation_id, name="unknown"), result)
-                for result in message.tool_results]
-            out.append(Message("user", formatter.render_results(pairs)))
-        else:
-            out.append(Message(message.role, message.content))
-    return tuple(out)
-
-
-def _arguments(call: ToolInvocation) -> dict[str, Any]:
-    if call.why is None or "why" in call.arguments:
-        return dict(call.arguments)
-    return {**call.arguments, "why": call.why}
 
 
 def _sum(first: TokenUsage | None, second: TokenUsage) -> TokenUsage:

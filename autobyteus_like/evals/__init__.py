@@ -5,8 +5,7 @@ starts from it (docs/models.md)."""
 from __future__ import annotations
 
 from autobyteus_like.evals._eval import ALL_FORMATS, FormatEval, store_verdict
-from autobyteus_like.evals._report import EvalReport, FormatScore
-from autobyteus_like.evals._run import RunOutcome
+from autobyteus_like.evals._eval_report import EvalReport, FormatScore
 from autobyteus_like.evals._suite import (
     BUILTIN,
     CallExpectation,
@@ -15,6 +14,7 @@ from autobyteus_like.evals._suite import (
     load_suite,
     matches,
 )
+from autobyteus_like.evals._task_run import RunOutcome
 
 __all__ = ["ALL_FORMATS", "BUILTIN", "CallExpectation", "EvalReport", "EvalSuite", "EvalTask",
            "FormatEval", "FormatScore", "RunOutcome", "load_suite", "matches", "store_verdict"]

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from autobyteus_like.evals._run import RunOutcome
+from autobyteus_like.evals._task_run import RunOutcome
 
 __all__ = ["EvalReport", "FormatScore"]
 

@@ -21,10 +21,10 @@ from rich.console import Console
 
 from autobyteus_like.errors import ConfigError, UsageError
 from autobyteus_like.evals._eval import ALL_FORMATS, FormatEval, store_verdict
-from autobyteus_like.evals._report import EvalReport
-from autobyteus_like.evals._run import LLMFactory
+from autobyteus_like.evals._eval_report import EvalReport
 from autobyteus_like.evals._show import EvalProgress, plot, table
 from autobyteus_like.evals._suite import BUILTIN, EvalSuite, EvalTask, load_suite
+from autobyteus_like.evals._task_run import LLMFactory
 from autobyteus_like.formats import ToolCallFormat
 from autobyteus_like.llm.spec import LLMSpec
 from autobyteus_like.store._model_formats import ModelFormats
