@@ -5,6 +5,7 @@ SmolLM2 served by llama.cpp with plain chatml, a chat format without native tool
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -68,11 +69,10 @@ def test_the_agents_sdk_loop_reaches_a_tool_on_smollm2_through_the_proxy(llama_s
     received.clear()
     settings = ProxySettings(llama_server.base_url, tool_format="xml", provider="llamacpp",
                              reask=True)
-    with ProxyServer(settings) as proxy:
-        try:
-            run_agent(proxy, TEXT_MODEL, "Use the add tool to add 2 and 3.", temperature=0,
-                      max_tokens=96)
-        except agents.exceptions.MaxTurnsExceeded:
-            pass  # a 135M model may not stop calling: reaching the tool is what counts
+    # a 135M model may not stop calling: reaching the tool is what counts
+    with ProxyServer(settings) as proxy, \
+            contextlib.suppress(agents.exceptions.MaxTurnsExceeded):
+        run_agent(proxy, TEXT_MODEL, "Use the add tool to add 2 and 3.", temperature=0,
+                  max_tokens=96)
     assert received, f"the tool was never reached\n{llama_server.log_text()[-2000:]}"
     assert all(type(a) is int and type(b) is int for a, b in received)
