@@ -11,6 +11,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from autobyteus_like.agent.member_llm import format_lines
 from autobyteus_like.cli_sessions import (
     WaitingForPeople,
     add_session_options,
@@ -137,6 +138,9 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
     failure: str | None = None
     detached = False
     waiting = WaitingForPeople()
+    if isinstance(view, RichView):  # which format each member uses, and why
+        for line in format_lines(team.config.members, session.store if session else None):
+            view.note(line)
     with team:
         started = time.perf_counter()  # the run's time: the team's start-up is not counted
         deadline = started + args.timeout

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.agent.member_llm import AUTO_FORMAT, auto_start
+from autobyteus_like.agent.member_llm import AUTO_FORMAT, format_choice
 from autobyteus_like.cli_tools import load_tools
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.extras import missing_package
@@ -41,15 +41,16 @@ def _validate(args: argparse.Namespace) -> int:
     team = AgentTeam(config, tools=tools)  # prompts and registries build too
     if team.sources:
         _check_sources(team, args.team)
-    members = ", ".join(f"{m.name} ({m.tool_format or m.resolved_format()})"
-                        for m in config.members)
+    members = ", ".join(
+        f"{m.name} ({AUTO_FORMAT if m.adapts_format() else m.resolved_format()})"
+        for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
-    auto = [member for member in config.members if member.tool_format == AUTO_FORMAT]
-    if auto:
-        with _known_formats(config.store) as formats:
-            for member in auto:
-                print(f"member {member.name!r}: tool_format {auto_start(member.llm, formats)}")
+    with _known_formats(config.store) as formats:
+        for member in config.members:
+            chosen, why = format_choice(member.tool_format, member.use_xml_tool_format,
+                                        member.llm, formats)
+            print(f"member {member.name!r}: {chosen} ({why})")
     for member in config.members:
         _warn_missing_sdk(member)
     return 0

@@ -3,8 +3,9 @@ text format (XML first, then JSON) for the rest of the LLM's life where they do 
 
 The agent's turn always speaks native (tools declared, calls as ``NativeToolCall``, results as
 ``tool`` messages); this LLM translates. It switches to text when a request with tools fails in
-a way that says the server cannot take them (a 4xx/5xx answer other than auth, not-found or
-rate limits; an OpenAI-compatible server that cannot stream them is first asked unstreamed by
+a way that says the server cannot take them (a 4xx answer other than auth, not-found or
+rate limits, or a 5xx whose message names tools or a missing feature: an outage is no
+reason; an OpenAI-compatible server that cannot stream them is first asked unstreamed by
 the wire itself), or when the member's ``tool_choice`` requires a call and a reply brings none
 before native calls have worked once. In a text format the manifest is added to the system
 prompt, the history is written in that format, and the reply is read by the format's parser:
@@ -26,6 +27,7 @@ back until it is known to hold a call, so a reply that is redone never shows twi
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from collections.abc import Generator, Iterator, Sequence
 
@@ -54,6 +56,24 @@ TEXT_FALLBACKS = ("xml", "json")
 
 _NOT_ABOUT_TOOLS = frozenset({401, 403, 404, 408, 409, 429})
 """Statuses that say nothing about tools (a key, a model name, a rate limit)."""
+
+_SAYS_TOOLS = re.compile(r"\btool|\bfunction|not (?:yet )?(?:supported|implemented)|"
+                        r"unsupported|does(?: not|n't) support|grammar|chat.?format",
+                        re.IGNORECASE)
+"""What a server's error says when it is about the tools (a 5xx must say so: an outage is
+not a reason to give up native calls, nor to remember a text format)."""
+
+
+def _about_tools(error: LLMError) -> bool:
+    """Whether a failed request with tools says the server cannot take them: a 4xx other
+    than auth, not-found and rate limits, or a 5xx whose message names tools or a missing
+    feature."""
+    if error.status is None or error.status in _NOT_ABOUT_TOOLS:
+        return False
+    if error.status < 500:
+        return True
+    return _SAYS_TOOLS.search(error.server_message or "") is not None
+
 
 Chunks = Generator[LLMChunk, None, str | None]
 """Yields a reply's chunks; returns why the format must change (None: it need not)."""
@@ -153,8 +173,7 @@ class FormatAdaptingLLM(WrappingLLM):
                 held = []
                 yield self._with_carried(chunk)
         except LLMError as error:
-            if shown or cancel.is_set() or error.status is None or \
-                    error.status in _NOT_ABOUT_TOOLS:
+            if shown or cancel.is_set() or not _about_tools(error):
                 raise
             return f"native tool calling failed on this server ({error.message})"
         if called:

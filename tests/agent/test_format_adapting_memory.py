@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from io import StringIO
 
+import pytest
 from rich.console import Console
 
 from autobyteus_like import Agent, AgentConfig, tool
 from autobyteus_like.agent._format_memory import model_key
 from autobyteus_like.cli_view import RichView
+from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.events import LLMAdapted
 from autobyteus_like.llm.openai_llm import OpenAILLM
 from autobyteus_like.store import Session, open_store
@@ -136,10 +138,22 @@ def test_validate_shows_auto_and_where_it_starts(tmp_path, capsys):
     assert main(["validate", str(team)]) == 0
     out = capsys.readouterr().out
     assert "members: a (auto)" in out
-    assert "member 'a': tool_format auto: starts native, nothing is known of llamacpp " \
-           "smollm2 at http://127.0.0.1:9/v1 yet" in out
+    assert "member 'a': native (tool_format auto: native function calling, a text format " \
+           "(xml, then json) if the server fails it; nothing is known of llamacpp smollm2 at " \
+           "http://127.0.0.1:9/v1 yet)" in out
     ModelFormats.cached().learn(ModelKey("llamacpp", "http://127.0.0.1:9/v1", "smollm2"),
                                 "xml", "native tool calling failed on this server (HTTP 500)")
     assert main(["validate", str(team)]) == 0
-    assert "member 'a': tool_format auto: starts with xml, learned earlier on this server: " \
-           "native tool calling failed" in capsys.readouterr().out
+    assert "member 'a': xml (tool_format auto: learned earlier on this server: native tool " \
+           "calling failed" in capsys.readouterr().out
+
+
+def test_an_outage_is_not_a_reason_to_leave_native_calls():
+    outage = Failure(500, {"error": {"message": "The server had an error"}})
+    with ReplayServer([outage]) as server:
+        llm = OpenAILLM("m", base_url=server.base_url, api_key="k", max_retries=0)
+        agent = Agent(AgentConfig(name="a", llm=llm, tools=[add], tool_format="auto"))
+        with agent, pytest.raises(AgentTurnError, match="The server had an error"):
+            agent.run("What is 2 + 3?", timeout=20)
+    assert len(server.requests) == 1  # no switch to a text format, nothing remembered
+    assert ModelFormats.cached().known(key_of(server)) is None
