@@ -53,6 +53,9 @@ def add_eval_command(commands: Any) -> None:
                          help="runs at a time (as many as the server serves at once)")
     command.add_argument("--timeout", type=float, default=120.0, metavar="S",
                          help="seconds one run may take")
+    command.add_argument("--max-iterations", type=int, default=6, metavar="N",
+                         help="LLM round trips one run may take (a model that keeps calling "
+                              "ends there, failed)")
     command.add_argument("--json", type=Path, metavar="FILE", help="write every figure here")
     command.add_argument("--plot", type=Path, metavar="FILE.png",
                          help="a bar chart of success per format (the plot extra)")
@@ -103,8 +106,8 @@ def _formats(values: list[str] | None) -> list[str]:
 
 
 def _eval_formats(args: argparse.Namespace) -> int:
-    if args.repeat < 1 or args.concurrency < 1:
-        raise UsageError("--repeat and --concurrency must be at least 1")
+    if args.repeat < 1 or args.concurrency < 1 or args.max_iterations < 1:
+        raise UsageError("--repeat, --concurrency and --max-iterations must be at least 1")
     spec = llm_spec(args.llm)
     if spec.fallback:
         raise UsageError("--llm: a chain of fallback models has no one format: name one model")
@@ -125,7 +128,8 @@ def _eval_formats(args: argparse.Namespace) -> int:
     console = Console(stderr=True, highlight=False)
     evaluation = FormatEval(factory, suite, model=model, formats=_formats(args.formats),
                             repeat=args.repeat, concurrency=args.concurrency,
-                            timeout_s=args.timeout, source=args.suite)
+                            timeout_s=args.timeout, source=args.suite,
+                            max_iterations=args.max_iterations)
     with EvalProgress(evaluation.report, console) as progress:
         evaluation.on_outcome = progress.update
         report = evaluation.run()

@@ -21,12 +21,28 @@ from tests.llama_server import TEXT_MODEL
 pytestmark = pytest.mark.slow  # a real model on the CPU: seconds a request
 
 
+SLICE = """name: ci-slice
+tools: ["autobyteus_like.evals._builtin_tools:add"]
+tasks:
+  - id: add_numbers
+    prompt: Use the add tool to add 17 and 25, then tell me the sum.
+    calls: [{tool: add, args: {a: 17, b: 25}}]
+  - id: no_tool
+    prompt: What is the capital of France? Answer in one word.
+    answer: {regex: "(?i)paris"}
+"""
+"""Two tasks of the built-in suite with its one tool they need: a small prompt for a CPU."""
+
+
 def test_the_ci_slice_stores_a_verdict_that_auto_starts_from(llama_server, tmp_path, capsys):
     llm = {"provider": "llamacpp", "model": TEXT_MODEL, "base_url": llama_server.base_url,
-           "temperature": 0, "max_tokens": 64, "timeout_s": 120, "max_retries": 0}
+           "temperature": 0, "max_tokens": 48, "timeout_s": 300, "max_retries": 0}
+    suite = tmp_path / "slice.yaml"
+    suite.write_text(SLICE)
     code = main(["eval-formats", "--llm", json.dumps(llm), "--formats", "xml,json",
-                 "--tasks", "add_numbers,no_tool", "--json", str(tmp_path / "e.json"),
-                 "--plot", str(tmp_path / "e.png"), "--timeout", "300"])
+                 "--suite", str(suite), "--max-iterations", "3",
+                 "--json", str(tmp_path / "e.json"), "--plot", str(tmp_path / "e.png"),
+                 "--timeout", "600"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "(4 of 4 runs)" in out
