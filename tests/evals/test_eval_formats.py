@@ -166,3 +166,12 @@ def test_ctrl_c_prints_the_table_so_far(tmp_path):
     assert process.returncode == 130, err
     assert "(1 of 2 runs, interrupted)" in out
     assert "verdict: xml (not stored: the eval was interrupted)" in out
+
+
+def test_a_missing_plot_extra_is_one_line_before_anything_runs(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as where the extra is not installed
+    assert main(["eval-formats", "--llm", "{provider: scripted, responses: []}",
+                 "--plot", "x.png"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == ("error: --plot needs the matplotlib package: "
+                    "pip install 'autobyteus-like[plot]'")
