@@ -21,8 +21,8 @@ from rich.console import Console
 
 from autobyteus_like.evals import ALL_FORMATS, EvalTask, FormatEval, load_suite
 from autobyteus_like.evals._show import plot, table
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._openai import OpenAILLM
 
 
 def main() -> None:

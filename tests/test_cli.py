@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -213,3 +214,26 @@ def test_a_tools_function_returning_none_is_named(capsys, tmp_path):
                  f"{tmp_path / 'empty.py'}:make"]) == 2
     assert "make() returned None; return a ToolRegistry or a list of tools" in (
         capsys.readouterr().err)
+
+
+def test_json_gives_a_typed_answer_as_a_json_object(capsys, tmp_path):
+    team = tmp_path / "t.yaml"
+    final = json.dumps({"name": "final_result", "arguments": {"ok": True, "items": [1, 2]}})
+    team.write_text(yaml.safe_dump({"name": "t", "coordinator": "a", "members": [{
+        "name": "a", "tool_format": "json",
+        "output_schema": {"type": "object", "properties": {
+            "ok": {"type": "boolean"}, "items": {"type": "array", "items": {"type": "integer"}}},
+            "required": ["ok", "items"]},
+        "llm": {"provider": "scripted", "responses": [final]}}]}))
+    code, lines = run_json(capsys, str(team), "-m", "hi")
+    assert code == 0, lines[-1]
+    assert lines[-1]["type"] == "RunSummary"
+    assert lines[-1]["answer"] == {"ok": True, "items": [1, 2]}  # not '{"ok": true, ...}'
+
+
+def test_json_gives_a_text_answer_as_text(capsys, tmp_path):
+    team = tmp_path / "t.yaml"
+    team.write_text("name: t\ncoordinator: a\nmembers:\n  - name: a\n"
+                    "    llm: {provider: scripted, responses: ['{\"ok\": true}']}\n")
+    code, lines = run_json(capsys, str(team), "-m", "hi")
+    assert code == 0 and lines[-1]["answer"] == '{"ok": true}'  # prose that looks like JSON

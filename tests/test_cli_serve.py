@@ -246,3 +246,10 @@ def test_a_server_whose_session_was_taken_over_stops_with_one_line(tmp_path, com
             process.wait(timeout=30)
             if process.stderr:
                 process.stderr.close()
+
+
+def test_a_guessable_web_token_is_one_line(tmp_path):
+    done = subprocess.run(serving("serve", team_file(tmp_path)), capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "AUTOBYTEUS_LIKE_WEB_TOKEN": "1234"})
+    assert "AUTOBYTEUS_LIKE_WEB_TOKEN must be at least 16" in one_error_line(done)

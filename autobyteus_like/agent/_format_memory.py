@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 
 from autobyteus_like.errors import StoreError
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.fallback import FallbackLLM
-from autobyteus_like.llm.providers import LLMProvider
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._fallback import FallbackLLM
+from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.store._model_formats import ModelFormats, ModelKey
 
 __all__ = ["FormatMemory", "model_key"]

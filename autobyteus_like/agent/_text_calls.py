@@ -15,18 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.formatters.manifest import build_manifest
-from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.formatters.tool_formatter import ToolFormatter
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, NativeToolCall
-from autobyteus_like.parsers.parse_events import (
+from autobyteus_like.formatters._base import ToolFormatter
+from autobyteus_like.formatters._manifest import build_manifest
+from autobyteus_like.formatters._tool_choice import RuledFormatter
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
+from autobyteus_like.parsers._parse_events import (
     ParseEvent,
     TextDelta,
     ToolCallCompleted,
     ToolCallFailed,
 )
-from autobyteus_like.tools.call_rules import CallRules
-from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
+from autobyteus_like.tools._call_rules import CallRules
+from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
 
 __all__ = ["call_chunks", "text_request_for"]
 

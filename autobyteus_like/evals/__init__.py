@@ -5,7 +5,7 @@ starts from it (docs/models.md)."""
 from __future__ import annotations
 
 from autobyteus_like.evals._eval import ALL_FORMATS, FormatEval, store_verdict
-from autobyteus_like.evals._eval_report import EvalReport, FormatScore
+from autobyteus_like.evals._report import EvalReport, FormatScore
 from autobyteus_like.evals._suite import (
     BUILTIN,
     CallExpectation,

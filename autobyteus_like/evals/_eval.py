@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from autobyteus_like.agent._format_memory import model_key
-from autobyteus_like.evals._eval_report import EvalReport
+from autobyteus_like.evals._report import EvalReport
 from autobyteus_like.evals._suite import EvalSuite, EvalTask
 from autobyteus_like.evals._task_run import LiveAgents, LLMFactory, RunOutcome, run_task
 from autobyteus_like.formats import NATIVE, TEXT_FORMATS

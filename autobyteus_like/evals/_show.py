@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
-from autobyteus_like.evals._eval_report import EvalReport
+from autobyteus_like._extras import require_extra
+from autobyteus_like.evals._report import EvalReport
 from autobyteus_like.evals._task_run import RunOutcome
-from autobyteus_like.extras import require_extra
 
 __all__ = ["EvalProgress", "plot", "table"]
 

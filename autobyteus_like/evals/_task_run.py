@@ -24,9 +24,9 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.formats import NATIVE
-from autobyteus_like.history.tokens import estimate_tokens
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.history._tokens import estimate_tokens
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.tools._invocation import ErrorCode
 
 __all__ = ["LiveAgents", "RunOutcome", "run_task"]
 

@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 from autobyteus_like.errors import AutobyteusLikeError
-from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
 __all__ = ["ProxyRequestError", "chat_request"]
 

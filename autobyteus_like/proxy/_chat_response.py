@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from autobyteus_like.llm.messages import LLMChunk, NativeToolCall, TokenUsage
+from autobyteus_like.llm._messages import LLMChunk, NativeToolCall, TokenUsage
 
 __all__ = ["ChunkWriter", "completion"]
 

@@ -17,16 +17,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+from autobyteus_like.agent._format_adapting import FormatAdaptingLLM
 from autobyteus_like.agent._text_calls import call_chunks, text_request_for
-from autobyteus_like.agent.format_adapting import FormatAdaptingLLM
 from autobyteus_like.errors import AutobyteusLikeError
 from autobyteus_like.formats import NATIVE, builtin_format
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, Message, NativeToolCall
-from autobyteus_like.parsers.call_policy import CallPolicy
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
+from autobyteus_like.parsers._call_policy import CallPolicy
 from autobyteus_like.store._model_formats import ModelFormats
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._registry import ToolRegistry
 
 __all__ = ["AUTO", "MalformedCallError", "reply_chunks"]
 

@@ -14,7 +14,8 @@ their ``Session`` (``session``), never the store behind it.
 
 from __future__ import annotations
 
-from autobyteus_like.store.records import (
+from autobyteus_like.store._model_formats import KnownFormat, ModelFormats, ModelKey
+from autobyteus_like.store._records import (
     CallRecord,
     CallState,
     MailRecord,
@@ -23,15 +24,18 @@ from autobyteus_like.store.records import (
     SessionInfo,
     TurnRecord,
 )
-from autobyteus_like.store.session import Session
-from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
+from autobyteus_like.store._session import Session
+from autobyteus_like.store._store import SessionStore, open_store, process_owner
 
 __all__ = [
     "CallRecord",
     "CallState",
+    "KnownFormat",
     "MailRecord",
     "MailState",
     "MessageRecord",
+    "ModelFormats",
+    "ModelKey",
     "Session",
     "SessionInfo",
     "SessionStore",

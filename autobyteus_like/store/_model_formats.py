@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autobyteus_like.store.database import Database, SqliteDatabase
-from autobyteus_like.store.schema import document, migrate
-from autobyteus_like.store.transactions import Transactions
+from autobyteus_like.store._database import Database, SqliteDatabase
+from autobyteus_like.store._schema import document, migrate
+from autobyteus_like.store._transactions import Transactions
 
 if TYPE_CHECKING:
-    from autobyteus_like.store.session_store import SessionStore
+    from autobyteus_like.store._store import SessionStore
 
 __all__ = ["CACHE_VARIABLE", "KnownFormat", "ModelFormats", "ModelKey", "cache_folder"]
 

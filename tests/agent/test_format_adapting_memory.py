@@ -12,10 +12,10 @@ from rich.console import Console
 
 from autobyteus_like import Agent, AgentConfig, tool
 from autobyteus_like.agent._format_memory import model_key
-from autobyteus_like.cli_view import RichView
+from autobyteus_like.cli._view import RichView
 from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.events import LLMAdapted
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from autobyteus_like.store import Session, open_store
 from autobyteus_like.store._model_formats import ModelFormats
 from tests.llm.replay_server import Failure, ReplayServer, Stream

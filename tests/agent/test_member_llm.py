@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.agent.format_adapting import FormatAdaptingLLM
-from autobyteus_like.agent.member_llm import format_choice, format_lines
+from autobyteus_like.agent._format_adapting import FormatAdaptingLLM
+from autobyteus_like.agent._member_llm import format_choice, format_lines
 from autobyteus_like.events import LLMAdapted
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.spec import LLMSpec
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.store._model_formats import ModelFormats, ModelKey
 from tests.llm.replay_server import Failure, ReplayServer, Stream
 

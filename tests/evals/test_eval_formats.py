@@ -20,7 +20,7 @@ from autobyteus_like.cli import main
 from autobyteus_like.evals import FormatEval, load_suite, store_verdict
 from autobyteus_like.evals._builtin_tools import get_weather
 from autobyteus_like.events import LLMAdapted
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from autobyteus_like.store._model_formats import ModelFormats, ModelKey
 from tests.chat_server import ChatServer, Reply, last_user_text, system_text
 

@@ -44,10 +44,10 @@ def body_running(marker: Path) -> None:
 class WebServer:
     """``serve TEAM.yaml`` in a subprocess until ``stop`` (SIGTERM; it must exit 0)."""
 
-    def __init__(self, team: Path, *extra: str) -> None:
+    def __init__(self, team: Path, *extra: str, **popen: Any) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autobyteus_like.cli", "serve", str(team), "--tools", TOOLS,
-             *extra], stdout=subprocess.PIPE, text=True, cwd=team.parent)
+             *extra], stdout=subprocess.PIPE, text=True, cwd=team.parent, **popen)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # the URL line (on stderr too, when piped)
         if " on the web at " not in line:

@@ -3,6 +3,7 @@ replay, the page's commands refusing what they must."""
 
 from __future__ import annotations
 
+import http.client
 import json
 
 import pytest
@@ -28,6 +29,18 @@ def chatty(tmp_path):
     server = WebServer(team)
     yield server
     assert server.stop() == 0
+
+
+def raw_post(server: WebServer, path: str, body: str) -> tuple[int, str]:
+    """A POST of ``body`` as it is (not JSON-encoded)."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=30)
+    try:
+        connection.request("POST", path, body.encode(), {
+            "Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
 
 
 def test_every_request_needs_the_token_and_a_known_host(chatty):
@@ -125,10 +138,55 @@ def test_bad_requests_say_what_is_wrong(chatty):
     assert status == 400 and "'message'" in reply["error"]
     status, text = chatty.request("GET", "/events", headers={"Last-Event-ID": "x"})
     assert status == 400 and "Last-Event-ID" in text
-    status, reply = chatty.post("/api/approve", {"member": "lead", "tool_call_id": "nope"})
+    status, reply = chatty.post("/api/approve", {"tool_call_id": "lead:nope"})
     assert status == 409 and "no call 'nope'" in reply["error"]
+    status, reply = chatty.post("/api/approve", {"member": "lead", "call_id": "nope"})
+    assert status == 409 and "no call 'nope'" in reply["error"]
+    status, reply = chatty.post("/api/deny", {"tool_call_id": "x:call_1"})
+    assert status == 409 and "no member 'x'" in reply["error"]
+    status, reply = chatty.post("/api/approve", {"member": "lead", "tool_call_id": "nope"})
+    assert status == 400 and "'member:id'" in reply["error"]  # the id an event shows, or none
+    status, reply = chatty.post("/api/approve", {"member": "helper", "tool_call_id": "lead:c"})
+    assert status == 400 and "a call of 'lead'" in reply["error"]
     status, text = chatty.request("POST", "/api/run", None)
     assert status == 400
     status, text = chatty.request("POST", "/api/run", {"message": "x" * 1_000_001})
     assert status == 413 and "over 1000000 bytes" in text
+    # deep JSON and hostile event ids
+    deep = "[" * 100_000 + "]" * 100_000
+    for path in ("/api/run", "/agui", "/api/approve"):
+        status, text = raw_post(chatty, path, deep)
+        assert status == 400 and "nested too deeply" in text, (path, text)
+    for hostile in ("\u00b2", "9" * 5000):  # digits to str.isdigit, not to int()
+        status, text = chatty.request("GET", "/events", headers={"Last-Event-ID": hostile})
+        assert status == 400 and "Last-Event-ID" in text, text
     assert json.loads(chatty.request("POST", "/api/stop", {})[1]) == {"stopped": False}
+
+
+def test_an_agui_clients_run_id_never_blocks_the_pages_runs(chatty):
+    run = {"threadId": "t", "runId": "run-1", "state": {}, "tools": [], "context": [],
+           "forwardedProps": {}, "messages": [{"id": "m1", "role": "user", "content": "go"}]}
+    events = chatty.events(path="/agui", body=run)
+    assert events[0][1]["runId"] == "run-1" and events[-1][1]["type"] == "RUN_FINISHED"
+    status, reply = chatty.post("/api/run", {"message": "count it"})  # the page's Send
+    assert status == 202 and reply["run_id"] != "run-1"
+    after = chatty.events(last_event_id=events[-1][0], until="RUN_STARTED")
+    assert after[0][1]["runId"] == reply["run_id"]  # the server's own id, not the client's
+
+
+def test_a_typed_answer_finishes_the_run_as_a_json_object(tmp_path):
+    final = json.dumps({"name": "final_result", "arguments": {"ok": True, "n": [1, 2]}})
+    team = write_team(tmp_path, [{
+        "name": "lead", "tool_format": "json", "llm": {"provider": "scripted",
+                                                       "responses": [final]},
+        "output_schema": {"type": "object", "required": ["ok", "n"], "properties": {
+            "ok": {"type": "boolean"}, "n": {"type": "array", "items": {"type": "integer"}}}}}])
+    server = WebServer(team)
+    try:
+        run = {"threadId": "t", "runId": "r", "state": {}, "tools": [], "context": [],
+               "forwardedProps": {}, "messages": [{"id": "m", "role": "user", "content": "go"}]}
+        events = server.events(path="/agui", body=run)
+        assert events[-1][1]["type"] == "RUN_FINISHED"
+        assert events[-1][1]["result"] == {"ok": True, "n": [1, 2]}  # not its JSON text
+    finally:
+        assert server.stop() == 0

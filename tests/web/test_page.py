@@ -3,6 +3,8 @@ team's run watched and steered from it."""
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 
@@ -222,3 +224,34 @@ def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tm
             assert page.evaluate("window.__teamPage.duplicates") == 0
     finally:
         assert server.stop() == 0
+
+
+def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_path):
+    team = write_team(tmp_path, [{"name": "lead", "llm": {"provider": "scripted",
+                                                          "responses": ["hello again"]}}])
+    with socket.socket() as probe:  # a port to come back on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    same = ("--http", f"127.0.0.1:{port}")
+    env = {**os.environ, "AUTOBYTEUS_LIKE_WEB_TOKEN": "the-same-token-each-time"}
+    server = WebServer(team, *same, env=env)
+    with browser_page() as page:
+        page.goto(server.url)
+        page.wait_for_selector("body[data-connected]")
+        server.process.kill()  # the server dies
+        server.stop()
+        page.wait_for_selector("body[data-server=gone]")
+        assert "server is gone" in page.inner_text("#notice")
+        assert page.inner_text("#run-state") == "server gone"  # not "running" any more
+        for control in ("#send", "#message", "#stop"):
+            assert page.locator(control).is_disabled(), control
+        again = WebServer(team, *same, env=env)
+        try:  # back: a new server process, so the page starts afresh on it
+            page.wait_for_selector("body[data-connected]:not([data-server])", timeout=60_000)
+            assert page.locator("#send").is_enabled()
+            page.fill("#message", "are you there?")
+            page.click("#send")
+            page.wait_for_selector("#run-state[data-state=finished]")
+            assert page.locator("#answer").inner_text() == "hello again"
+        finally:
+            assert again.stop() == 0

@@ -40,7 +40,7 @@ def test_racing_approvals_decide_once_and_the_losers_are_told(tmp_path):
     try:
         assert server.post("/api/run", {"message": "purge"})[0] == 202
         _, waiting = until_waiting(server)
-        decision = {"member": "lead", "tool_call_id": waiting["call_id"]}
+        decision = {"tool_call_id": waiting["tool_call_id"]}  # the id the event shows
         with ThreadPoolExecutor(4) as pool:
             replies = list(pool.map(lambda path: server.post(path, decision),
                                     ["/api/approve", "/api/approve", "/api/deny",
@@ -70,7 +70,7 @@ def test_a_denial_reaches_the_model_and_stop_cuts_a_run(tmp_path):
         assert server.post("/api/run", {"message": "purge"})[0] == 202
         after, waiting = until_waiting(server)
         status, reply = server.post("/api/deny", {"member": "lead", "reason": "not today",
-                                                  "tool_call_id": waiting["call_id"]})
+                                                  "call_id": waiting["call_id"]})
         assert status == 200 and reply["done"].startswith("denied purge")
         events = server.events(last_event_id=after, until="RUN_FINISHED")
         results = [e["content"] for _, e in events if e["type"] == "TOOL_CALL_RESULT"]
@@ -111,7 +111,7 @@ def test_a_page_decision_is_the_sessions_stored_decision(tmp_path):
                                 capture_output=True, text=True, timeout=60)
         assert second.returncode == 2 and "in use" in second.stderr, second.stderr
         assert "Traceback" not in second.stderr
-        status, _ = server.post("/api/approve", {"member": "lead", "tool_call_id": call_id})
+        status, _ = server.post("/api/approve", {"tool_call_id": f"lead:{call_id}"})
         assert status == 200
         assert server.events(until="RUN_FINISHED")[-1][1]["result"] == "Purged once."
     finally:
@@ -153,8 +153,8 @@ def test_a_session_left_waiting_by_the_command_line_goes_on_from_the_page(tmp_pa
         assert server.post("/api/run", {"resume": True})[0] == 202
         _, waiting = until_waiting(server)  # asked again, from the store
         assert waiting["name"] == "purge"
-        assert server.post("/api/approve", {"member": "lead",
-                                            "tool_call_id": waiting["call_id"]})[0] == 200
+        assert server.post("/api/approve",
+                           {"tool_call_id": waiting["tool_call_id"]})[0] == 200
         events = server.events(until="RUN_FINISHED")
         assert events[1][1]["value"]["resumed"] is True
         assert events[-1][1]["result"] == "Purged once."
@@ -247,3 +247,23 @@ def test_abandon_is_refused_without_a_session_and_while_a_run_goes_on(tmp_path):
         assert server.post("/api/stop")[1] == {"stopped": True}
     finally:
         assert server.stop() == 0
+
+
+def test_a_decision_after_an_acknowledged_stop_is_refused_and_never_runs(tmp_path):
+    marker = tmp_path / "marker"
+    server = WebServer(purging_team(tmp_path, marker))
+    try:
+        status, started = server.post("/api/run", {"message": "purge"})
+        _, waiting = until_waiting(server)
+        assert server.post("/api/stop")[1] == {"stopped": True}
+        for path in ("/api/approve", "/api/deny"):  # right after the stop's answer
+            status, reply = server.post(path, {"tool_call_id": waiting["tool_call_id"]})
+            assert status == 409, reply
+            assert f"run {started['run_id']!r} was stopped" in reply["error"]
+        events = server.events(until="RUN_FINISHED")
+        assert events[-1][1]["outcome"]["type"] == "cancelled"
+        assert not any(e["type"] == "CUSTOM" and e["name"] == "autobyteus.tool_started"
+                       for _, e in events)
+    finally:
+        assert server.stop() == 0
+    assert not marker.exists()  # the call never ran

@@ -28,6 +28,9 @@
     return fetch(path, {
       method: "POST", headers: { "Authorization": "Bearer " + token, "Content-Type": "application/json" },
       body: JSON.stringify(body || {}),
+    }).catch((error) => {
+      serverGone();  // no answer at all: the server is not there
+      throw new Error("the server is gone (" + (error.message || error) + ")");
     }).then(async (response) => {
       const data = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
@@ -117,7 +120,45 @@
     const node = $("run-state");
     node.dataset.state = state;
     node.textContent = text || state;
-    $("stop").disabled = state !== "running";
+    $("stop").disabled = state !== "running" || !connected;
+  }
+
+  // While the server is gone every control is disabled (nothing sent can arrive) and the page
+  // says so; the stream is retried, and once the server answers again the controls come back
+  // (a restarted server, a new process, makes the page start afresh: a reload).
+  let connected = true;
+  let serverId = null;
+  const CONTROLS = ["message", "send", "resume", "abandon", "abandon-reason"];
+
+  function setControls() {
+    for (const id of CONTROLS) $(id).disabled = !connected;
+    for (const button of $("approvals").querySelectorAll("button")) {
+      if (!button.closest(".approval").dataset.decided) button.disabled = !connected;
+    }
+    $("stop").disabled = !connected || $("run-state").dataset.state !== "running";
+  }
+
+  function serverGone(why) {
+    if (connected) {
+      connected = false;
+      document.body.dataset.server = "gone";
+      delete document.body.dataset.connected;
+      runState("gone", "server gone");  // whatever ran, the page cannot know now
+      setControls();
+    }
+    notice(why || "The server is gone: its controls are disabled until it is back. Reconnecting…");
+  }
+
+  function serverBack(state) {
+    if (serverId !== null && state.server !== serverId) { location.reload(); return; }
+    serverId = state.server;
+    document.body.dataset.connected = "1";
+    if (connected) return;
+    connected = true;
+    delete document.body.dataset.server;
+    notice("The server is back.");
+    runState(state.running ? "running" : "idle");  // (the stream then says how a run ended)
+    setControls();
   }
 
   function approvalCard(member, value) {
@@ -131,14 +172,19 @@
     const outcome = el("span", "outcome", "");
     const decide = (yes) => {
       approve.disabled = deny.disabled = true;
-      const body = { member: member, tool_call_id: value.call_id };
+      card.dataset.decided = "1";
+      const body = { tool_call_id: value.tool_call_id };  // the id the event shows
       if (!yes) body.reason = reason.value;
       api(yes ? "/api/approve" : "/api/deny", body)
         .then((data) => { outcome.textContent = data.done; })
-        .catch((error) => { outcome.textContent = error.message; card.dataset.refused = "1"; });
+        .catch((error) => {
+          outcome.textContent = error.message; card.dataset.refused = "1";
+          if (!connected) { delete card.dataset.decided; }  // not sent: decide again once back
+        });
     };
     approve.addEventListener("click", () => decide(true));
     deny.addEventListener("click", () => decide(false));
+    approve.disabled = deny.disabled = !connected;
     card.append(el("strong", null, member), el("span", null, "wants to run " + value.name),
                 approve, deny, reason, outcome,
                 el("div", "args", JSON.stringify(value.arguments, null, 1)));
@@ -262,6 +308,7 @@
   async function follow() {
     for (;;) {
       try {
+        if (!connected) serverBack(await getJSON("/api/state"));  // (a new server: reloads)
         const response = await fetch("/events", { headers: {
           "Authorization": "Bearer " + token, "Last-Event-ID": String(lastReceivedId()) } });
         if (!response.ok) throw new Error("the event stream: HTTP " + response.status);
@@ -272,11 +319,12 @@
           if (done) break;
           received(value);
         }
+        serverGone();  // the stream ended: the server went away
       } catch (error) {
-        notice(String(error.message || error));
+        const refused = String(error.message || error).includes("HTTP 403");
+        serverGone(refused ? "The server is back but does not take this page's token: open the URL it printed." : undefined);
       }
-      delete document.body.dataset.connected;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await new Promise((resolve) => setTimeout(resolve, 1000));  // (a request to this machine)
     }
   }
 
@@ -328,6 +376,7 @@
   }
 
   getJSON("/api/state").then((state) => {
+    serverId = state.server;
     $("team").textContent = state.team;
     $("session").textContent = state.session ? "session " + state.session : "";
     coordinator = state.coordinator;
