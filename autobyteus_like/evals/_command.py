@@ -56,6 +56,9 @@ def add_eval_command(commands: Any) -> None:
     command.add_argument("--max-iterations", type=int, default=6, metavar="N",
                          help="LLM round trips one run may take (a model that keeps calling "
                               "ends there, failed)")
+    command.add_argument("--manifest", choices=["full", "compact"], default="full",
+                         help="how text formats teach the tools (compact: one line per tool "
+                              "and a shown exchange, for small models)")
     command.add_argument("--json", type=Path, metavar="FILE", help="write every figure here")
     command.add_argument("--plot", type=Path, metavar="FILE.png",
                          help="a bar chart of success per format (the plot extra)")
@@ -129,7 +132,7 @@ def _eval_formats(args: argparse.Namespace) -> int:
     evaluation = FormatEval(factory, suite, model=model, formats=_formats(args.formats),
                             repeat=args.repeat, concurrency=args.concurrency,
                             timeout_s=args.timeout, source=args.suite,
-                            max_iterations=args.max_iterations)
+                            max_iterations=args.max_iterations, manifest=args.manifest)
     with EvalProgress(evaluation.report, console) as progress:
         evaluation.on_outcome = progress.update
         report = evaluation.run()

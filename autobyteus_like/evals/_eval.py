@@ -28,7 +28,7 @@ class FormatEval:
     def __init__(self, make_llm: LLMFactory, suite: EvalSuite, *, model: str,
                  formats: Sequence[str] = ALL_FORMATS, repeat: int = 1,
                  concurrency: int = 1, timeout_s: float = 120.0, source: str = "builtin",
-                 max_iterations: int = 6,
+                 max_iterations: int = 6, manifest: str = "full",
                  on_outcome: Callable[[RunOutcome, EvalReport], None] | None = None) -> None:
         if repeat < 1 or concurrency < 1:
             raise ValueError("repeat and concurrency must be at least 1")
@@ -39,6 +39,7 @@ class FormatEval:
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.max_iterations = max_iterations
+        self.manifest = manifest
         self.on_outcome = on_outcome
         self._live = LiveAgents()
         self._lock = threading.Lock()
@@ -71,7 +72,7 @@ class FormatEval:
             return
         outcome = run_task(self.make_llm(tool_format, task), self.suite, self.tools, task,
                            tool_format, repeat, timeout_s=self.timeout_s, live=self._live,
-                           max_iterations=self.max_iterations)
+                           max_iterations=self.max_iterations, manifest=self.manifest)
         if outcome is None:
             return
         with self._lock:

@@ -105,12 +105,13 @@ def manifest_tokens(agent: Agent, tool_format: str) -> int:
 
 def run_task(llm: LLM, suite: EvalSuite, tools: Sequence[Any], task: EvalTask,
              tool_format: str, repeat: int, *, timeout_s: float, live: LiveAgents,
-             max_iterations: int = 6) -> RunOutcome | None:
+             max_iterations: int = 6, manifest: str = "full") -> RunOutcome | None:
     """Run ``task`` once in ``tool_format``; None when stopped before it began."""
     outcome = RunOutcome(tool_format, task.id, repeat)
     agent = Agent(AgentConfig(name="eval", llm=llm, tools=list(tools),
                               tool_format=tool_format, system_prompt=suite.system_prompt,
-                              max_iterations=max_iterations, tool_timeout_s=30))
+                              max_iterations=max_iterations, tool_timeout_s=30,
+                              manifest="compact" if manifest == "compact" else "full"))
     outcome.manifest_tokens = manifest_tokens(agent, tool_format)
     if not live.add(agent):
         return None

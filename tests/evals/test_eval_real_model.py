@@ -40,7 +40,7 @@ def test_the_ci_slice_stores_a_verdict_that_auto_starts_from(llama_server, tmp_p
     suite = tmp_path / "slice.yaml"
     suite.write_text(SLICE)
     code = main(["eval-formats", "--llm", json.dumps(llm), "--formats", "xml,json",
-                 "--suite", str(suite), "--max-iterations", "3",
+                 "--suite", str(suite), "--max-iterations", "2", "--manifest", "compact",
                  "--json", str(tmp_path / "e.json"), "--plot", str(tmp_path / "e.png"),
                  "--timeout", "600"])
     out = capsys.readouterr().out
@@ -57,7 +57,7 @@ def test_the_ci_slice_stores_a_verdict_that_auto_starts_from(llama_server, tmp_p
     assert known is not None and known.verdict == verdict
 
     agent = Agent(AgentConfig(name="smol", llm=llm, tools=[add], tool_format="auto",
-                              max_iterations=2))
+                              manifest="compact", max_iterations=1))
     with agent:
         events = agent.events()
         with contextlib.suppress(AgentTurnError):  # what the model answers is not the point
