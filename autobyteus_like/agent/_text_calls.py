@@ -16,7 +16,7 @@ from typing import Any
 
 from autobyteus_like.formats import builtin_format
 from autobyteus_like.formatters._base import ToolFormatter
-from autobyteus_like.formatters._manifest import build_manifest
+from autobyteus_like.formatters._manifest import build_manifest, demonstration
 from autobyteus_like.formatters._tool_choice import RuledFormatter
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
 from autobyteus_like.parsers._parse_events import (
@@ -31,14 +31,21 @@ from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolRes
 __all__ = ["call_chunks", "text_request_for"]
 
 
-def text_request_for(request: LLMRequest, tool_format: str, rules: CallRules) -> LLMRequest:
+def text_request_for(request: LLMRequest, tool_format: str, rules: CallRules, *,
+                     compact: bool = False) -> LLMRequest:
     """``request`` as a model taught ``tool_format`` is sent it: no tools declared, the
-    manifest (teaching ``rules`` too) in the system prompt, the history in the format."""
+    manifest (teaching ``rules`` too) in the system prompt, the history in the format.
+    ``compact``: the short manifest, and one shown exchange calling a tool before the
+    conversation (as ``manifest: compact`` teaches small models)."""
     formatter: ToolFormatter = builtin_format(tool_format).formatter
     if rules.any:
         formatter = RuledFormatter(formatter, rules)
-    return LLMRequest(_with_manifest(request, formatter),
-                      _written(request.messages, formatter), rules=request.rules)
+    messages = _written(request.messages, formatter)
+    shown = demonstration(request.tools, formatter) if compact else None
+    if shown is not None:
+        messages = (Message("user", shown[0]), Message("assistant", shown[1]), *messages)
+    return LLMRequest(_with_manifest(request, formatter, compact), messages,
+                      rules=request.rules)
 
 
 def call_chunks(events: list[ParseEvent]) -> list[LLMChunk]:
@@ -61,8 +68,8 @@ def call_chunks(events: list[ParseEvent]) -> list[LLMChunk]:
     return out
 
 
-def _with_manifest(request: LLMRequest, formatter: ToolFormatter) -> str:
-    manifest = build_manifest(request.tools, formatter)
+def _with_manifest(request: LLMRequest, formatter: ToolFormatter, compact: bool = False) -> str:
+    manifest = build_manifest(request.tools, formatter, compact=compact)
     if not manifest:
         return request.system_prompt
     prompt = request.system_prompt.rstrip()

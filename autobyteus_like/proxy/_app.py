@@ -47,6 +47,9 @@ class ProxySettings:
     max_concurrency: int = 8
     max_body_bytes: int = 4 * 1024 * 1024
     reask: bool = False
+    manifest: str = "full"
+    """``compact``: text formats taught by the short manifest and a shown exchange (small
+    models follow a shown reply where they copy a long schema)."""
     timeout_s: float = 300.0
     formats: ModelFormats = field(default_factory=ModelFormats.cached)
 
@@ -181,7 +184,8 @@ def build_proxy_app(settings: ProxySettings) -> Starlette:
             llm_request = chat_request(body)
             cancel = threading.Event()
             chunks = reply_chunks(llm_request, settings.tool_format, upstreams.get(body),
-                                  settings.formats, cancel, reask=settings.reask)
+                                  settings.formats, cancel, reask=settings.reask,
+                                  compact=settings.manifest == "compact")
             first = await anyio.to_thread.run_sync(_next, chunks)
             model = str(body["model"])
             if not body.get("stream"):

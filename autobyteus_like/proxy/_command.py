@@ -43,6 +43,9 @@ def add_proxy_command(commands: Any) -> None:
     command.add_argument("--on-malformed", choices=["error", "reask"], default="error",
                          help="a call the model wrote unreadably: an error for the client, or "
                               "ask the model once more")
+    command.add_argument("--manifest", choices=["full", "compact"], default="full",
+                         help="how a text format teaches the tools (compact: one line per tool "
+                              "and a shown exchange, for small models)")
     command.add_argument("--timeout", type=float, default=300.0, metavar="S",
                          help="seconds an upstream request may take")
     command.set_defaults(handler=_proxy)
@@ -78,6 +81,7 @@ def _proxy(args: argparse.Namespace) -> int:
                                                     "--upstream-key-env"),
                              max_concurrency=args.max_concurrency,
                              max_body_bytes=args.max_body_bytes,
-                             reask=args.on_malformed == "reask", timeout_s=args.timeout)
+                             reask=args.on_malformed == "reask", manifest=args.manifest,
+                             timeout_s=args.timeout)
     serve_proxy(settings, args.host, args.port)
     return 0

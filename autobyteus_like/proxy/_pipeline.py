@@ -40,7 +40,7 @@ class MalformedCallError(AutobyteusLikeError):
 
 
 def _in_format(request: LLMRequest, tool_format: str, upstream: LLM, formats: ModelFormats,
-               cancel: threading.Event) -> Iterator[LLMChunk]:
+               cancel: threading.Event, compact: bool) -> Iterator[LLMChunk]:
     if tool_format == AUTO:
         yield from FormatAdaptingLLM(upstream, request.rules, formats=formats).stream(
             request, cancel)
@@ -51,7 +51,8 @@ def _in_format(request: LLMRequest, tool_format: str, upstream: LLM, formats: Mo
     policy = CallPolicy(builtin_format(tool_format).parser_factory, request.rules)
     parser = policy(ToolRegistry(request.tools), InvocationIdAllocator())
     usage, finish = None, None
-    for chunk in upstream.stream(text_request_for(request, tool_format, request.rules), cancel):
+    text_request = text_request_for(request, tool_format, request.rules, compact=compact)
+    for chunk in upstream.stream(text_request, cancel):
         if chunk.text:
             yield from call_chunks(parser.feed(chunk.text))
         usage, finish = chunk.usage or usage, chunk.finish_reason or finish
@@ -61,15 +62,17 @@ def _in_format(request: LLMRequest, tool_format: str, upstream: LLM, formats: Mo
 
 
 def reply_chunks(request: LLMRequest, tool_format: str, upstream: LLM, formats: ModelFormats,
-                 cancel: threading.Event, *, reask: bool = False) -> Iterator[LLMChunk]:
+                 cancel: threading.Event, *, reask: bool = False,
+                 compact: bool = False) -> Iterator[LLMChunk]:
     """The upstream's reply to ``request`` in ``tool_format``, as native chunks (no
     ``adapted`` ones); ``MalformedCallError`` for a call that cannot be read (after one
-    re-ask with ``reask``)."""
+    re-ask with ``reask``). ``compact``: a text format taught by the short manifest and a
+    shown exchange."""
     asked = request
     for attempt in range(2 if reask else 1):
         said: list[str] = []
         broken: NativeToolCall | None = None
-        for chunk in _in_format(asked, tool_format, upstream, formats, cancel):
+        for chunk in _in_format(asked, tool_format, upstream, formats, cancel, compact):
             if chunk.adapted is not None:
                 continue
             bad = [call for call in chunk.tool_calls if call.unreadable is not None]

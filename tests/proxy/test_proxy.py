@@ -216,3 +216,14 @@ def test_auto_learns_on_a_server_without_native_tools_and_remembers():
     assert ["tools" in body for body in upstream.requests] == [True, False, False]
     known = ModelFormats.cached().known(ModelKey("llamacpp", upstream.base_url, "m"))
     assert known is not None and known.learned == "xml"
+
+
+def test_a_compact_manifest_shows_one_exchange_before_the_conversation():
+    with ChatServer(xml_model) as upstream, ProxyServer(ProxySettings(
+            upstream.base_url, tool_format="xml", manifest="compact")) as proxy:
+        client(proxy).chat.completions.create(model="m", messages=ASK, tools=[WEATHER])
+    assert "tools" not in upstream.requests[0]
+    shown, called, asked = upstream.requests[0]["messages"][1:4]
+    assert (shown["role"], shown["content"]) == ("user", "Use the tool get_weather.")
+    assert called["role"] == "assistant" and '<tool name="get_weather">' in called["content"]
+    assert asked == ASK[0]
