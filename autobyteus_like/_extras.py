@@ -21,6 +21,7 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "web": ("ag_ui", "starlette", "uvicorn"),
     "vector": ("wordllama", "usearch"),
     "js": ("py_mini_racer",),
+    "plot": ("matplotlib",),
 }
 """Extra -> the importable packages it installs (as in pyproject.toml)."""
 

@@ -17,7 +17,8 @@ PUBLIC_MODULES = (
     "autobyteus_like.history", "autobyteus_like.hooks", "autobyteus_like.llm",
     "autobyteus_like.mcp", "autobyteus_like.output", "autobyteus_like.store",
     "autobyteus_like.team", "autobyteus_like.testing", "autobyteus_like.tools",
-    "autobyteus_like.tracing", "autobyteus_like.usage",
+    "autobyteus_like.tracing", "autobyteus_like.usage", "autobyteus_like.evals",
+    "autobyteus_like.proxy",
 )
 """The modules the README and docs import from: the root and the documented subpackages."""
 

@@ -116,6 +116,17 @@ def ray_cluster(_ray_cluster_once: LocalRayCluster) -> ModuleType:
 
 
 @pytest.fixture(autouse=True)
+def own_model_formats_cache(tmp_path_factory: pytest.TempPathFactory,
+                            monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test keeps what ``tool_format: auto`` learns (the model_formats cache file) in a
+    folder of its own, never in the user's ~/.cache: nothing learned in one test starts
+    another. Child processes the test starts inherit it."""
+    folder = tmp_path_factory.mktemp("model-formats")
+    monkeypatch.setenv("AUTOBYTEUS_LIKE_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def no_thread_left_behind():
     """Every test must leave no thread or actor running."""
     before = set(threading.enumerate())

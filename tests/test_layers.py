@@ -45,7 +45,8 @@ LAYERS: list[set[str]] = [
     {"runtime"},
     {"team"},
     {"testing"},
-    {"serving", "web", "cli", ROOT_API},  # the faces, and the public API that re-exports everything
+    {"serving", "web", "cli", "evals", "proxy",
+     ROOT_API},  # the faces, and the public API that re-exports everything
 ]
 """Bottom first. A package may import its own layer's packages and any below; a top-level
 module (``errors.py``, ``cli/_main.py``) counts as a package of its own, and so does
@@ -56,6 +57,7 @@ RUN_TIME_IMPORTS: dict[str, set[str]] = {
     "runtime/_ray_mcp_guard.py": {"mcp"},  # mcp/_process_sweep.py, by path, in a bare process
     "agent/_config.py": set(),  # the module of a type named in a config (the user's)
     "cli/_tools.py": set(),  # the user's --tools module or file
+    "evals/_suite.py": {"evals"},  # an eval suite's tools: the built-in ones, or the user's
     "llm/_provider_setup.py": set(),  # a provider's SDK
     "llm/_gemini.py": set(),  # httpx or httpx2
 }

@@ -25,6 +25,7 @@ from autobyteus_like.agent._actor_messages import (
 from autobyteus_like.agent._answer_stream import OutputT
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._conversation import AgentConversation
+from autobyteus_like.agent._member_llm import keep_formats_in
 from autobyteus_like.agent._member_replies import not_running
 from autobyteus_like.agent._message_parts import message_parts
 from autobyteus_like.agent._per_config import PromptedAgent, config_format
@@ -205,6 +206,7 @@ class Agent(PromptedAgent, AgentConversation[OutputT], AgentRequests[OutputT], A
         # a described LLM becomes real only now (a new run goes on with the one it had)
         llm, self._kept_llm = self._kept_llm or self.config.build_llm(), None
         self._built_llm = llm  # the next run goes on with it (unwrapped)
+        keep_formats_in(llm, self.session.store if self.session is not None else None)
         if self.config.manifest == "compact" and self.format.name != NATIVE and \
                 llm.provider is not LLMProvider.SCRIPTED and \
                 not isinstance(llm, DemonstratingLLM):  # a scripted LLM keys replies by history

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from autobyteus_like._config_problems import ConfigModel
-from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm
+from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
 from autobyteus_like.history._messages import HistoryMessage
@@ -73,9 +73,11 @@ class AgentConfig(ConfigModel):
     against the registry given to ``Agent``/``AgentTeam``. ``llm`` is an LLM object, or its
     description as data (``{"provider": "openai", "model": ...}``), which stays data (an
     ``LLMSpec``: no key, SDK or network needed) until the agent starts; a scripted LLM is built
-    at once, since it needs none of them. The tool format is
-    ``tool_format`` if given, else XML when ``use_xml_tool_format``, else the LLM provider's
-    default.
+    at once, since it needs none of them. The tool format follows one precedence
+    (``member_llm.format_choice``, docs/models.md): ``tool_format`` if given (or XML when
+    ``use_xml_tool_format``), else ``auto`` for a provider that calls tools natively (the
+    stored eval verdict > what ``auto`` learned on that server > native), else the
+    provider's text format (a scripted LLM keeps the one of the provider it imitates).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True, extra="forbid")
@@ -88,7 +90,8 @@ class AgentConfig(ConfigModel):
     tool_format: str | None = None
     """A format's name, or ``auto``: native calls where the provider and server handle them,
     else a text format (XML, then JSON), chosen for the rest of the agent's life
-    (``agent.format_adapting``)."""
+    (``agent.format_adapting``). None: ``auto`` where the provider calls tools natively,
+    else the provider's text format."""
     use_xml_tool_format: bool = False
     manifest: Literal["full", "compact"] = "full"
     """How a text format teaches the tools: ``full`` (rules, each schema, an example), or
@@ -238,7 +241,15 @@ class AgentConfig(ConfigModel):
         ``LLMError`` naming a missing key or extra), with the member's call rules on its
         requests and, with ``tool_format: auto``, adapting its format to the server."""
         llm = self.llm.build() if isinstance(self.llm, LLMSpec) else self.llm
-        return member_llm(llm, self.call_rules(), adapt=self.tool_format == AUTO_FORMAT)
+        return member_llm(llm, self.call_rules(), adapt=self.adapts_format())
+
+    def adapts_format(self) -> bool:
+        """Whether the member's format adapts to its server (``agent.format_adapting``):
+        ``tool_format: auto``, or no ``tool_format`` (nor ``use_xml_tool_format``) for a
+        provider that calls tools natively (``member_llm.native_by_default``)."""
+        if self.tool_format is not None:
+            return self.tool_format == AUTO_FORMAT
+        return not self.use_xml_tool_format and native_by_default(self.llm)
 
     @field_validator("tool_format")
     @classmethod
@@ -260,7 +271,7 @@ class AgentConfig(ConfigModel):
 
     def resolved_format(self) -> str:
         """The format this agent speaks."""
-        if self.tool_format == AUTO_FORMAT:
+        if self.adapts_format():
             return ToolCallFormat.NATIVE.value  # the turn speaks native; the LLM adapts
         if self.tool_format is not None:
             return self.tool_format

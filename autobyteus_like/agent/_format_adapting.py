@@ -3,8 +3,9 @@ text format (XML first, then JSON) for the rest of the LLM's life where they do 
 
 The agent's turn always speaks native (tools declared, calls as ``NativeToolCall``, results as
 ``tool`` messages); this LLM translates. It switches to text when a request with tools fails in
-a way that says the server cannot take them (a 4xx/5xx answer other than auth, not-found or
-rate limits; an OpenAI-compatible server that cannot stream them is first asked unstreamed by
+a way that says the server cannot take them (a 4xx answer other than auth, not-found or
+rate limits, or a 5xx whose message names tools or a missing feature: an outage is no
+reason; an OpenAI-compatible server that cannot stream them is first asked unstreamed by
 the wire itself), or when the member's ``tool_choice`` requires a call and a reply brings none
 before native calls have worked once. In a text format the manifest is added to the system
 prompt, the history is written in that format, and the reply is read by the format's parser:
@@ -13,6 +14,12 @@ carries its ``ParseErrorInfo``, so the model is told in the format's own terms).
 call missing from an XML reply moves on to JSON. Each switch is reported once as an
 ``Adaptation`` chunk (the agent's ``LLMAdapted`` event and its span say which and why).
 
+What is known of the model is kept per (provider, base URL, model) in the ``model_formats``
+table (``store._model_formats``: the session store's, else the cache file's): the first request
+with tools starts from the eval's verdict, else from the format ``auto`` learned on that server
+(announced as an ``Adaptation`` too); each move to a text format is remembered, and a learned
+format that then fails is dropped. A scripted LLM has no entry: it keeps its declared format.
+
 While a required call has not yet been seen to work in the current format, a reply is held
 back until it is known to hold a call, so a reply that is redone never shows twice.
 """
@@ -20,35 +27,25 @@ back until it is known to hold a call, so a reply that is redone never shows twi
 from __future__ import annotations
 
 import dataclasses
-import json
+import re
 import threading
 from collections.abc import Generator, Iterator, Sequence
-from typing import Any
 
+from autobyteus_like.agent._format_memory import FormatMemory, model_key
 from autobyteus_like.agent._ruled_llm import with_rules
+from autobyteus_like.agent._text_calls import call_chunks, text_request_for
 from autobyteus_like.errors import LLMError
-from autobyteus_like.formats import builtin_format
-from autobyteus_like.formatters._base import ToolFormatter
-from autobyteus_like.formatters._manifest import build_manifest
-from autobyteus_like.formatters._tool_choice import RuledFormatter
+from autobyteus_like.formats import NATIVE, builtin_format
 from autobyteus_like.llm._base import LLM, WrappingLLM
 from autobyteus_like.llm._messages import (
     Adaptation,
     LLMChunk,
     LLMRequest,
-    Message,
-    NativeToolCall,
     TokenUsage,
 )
 from autobyteus_like.parsers._call_policy import CallPolicy
-from autobyteus_like.parsers._parse_events import (
-    ParseEvent,
-    TextDelta,
-    ToolCallCompleted,
-    ToolCallFailed,
-)
+from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.tools._call_rules import CallRules
-from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools._registry import ToolRegistry
 
@@ -60,6 +57,24 @@ TEXT_FALLBACKS = ("xml", "json")
 _NOT_ABOUT_TOOLS = frozenset({401, 403, 404, 408, 409, 429})
 """Statuses that say nothing about tools (a key, a model name, a rate limit)."""
 
+_SAYS_TOOLS = re.compile(r"\btool|\bfunction|not (?:yet )?(?:supported|implemented)|"
+                        r"unsupported|does(?: not|n't) support|grammar|chat.?format",
+                        re.IGNORECASE)
+"""What a server's error says when it is about the tools (a 5xx must say so: an outage is
+not a reason to give up native calls, nor to remember a text format)."""
+
+
+def _about_tools(error: LLMError) -> bool:
+    """Whether a failed request with tools says the server cannot take them: a 4xx other
+    than auth, not-found and rate limits, or a 5xx whose message names tools or a missing
+    feature."""
+    if error.status is None or error.status in _NOT_ABOUT_TOOLS:
+        return False
+    if error.status < 500:
+        return True
+    return _SAYS_TOOLS.search(error.server_message or "") is not None
+
+
 Chunks = Generator[LLMChunk, None, str | None]
 """Yields a reply's chunks; returns why the format must change (None: it need not)."""
 
@@ -67,32 +82,76 @@ Chunks = Generator[LLMChunk, None, str | None]
 class FormatAdaptingLLM(WrappingLLM):
     """``inner`` with ``rules``, native first, switching to a text format when it must."""
 
-    def __init__(self, inner: LLM, rules: CallRules) -> None:
+    def __init__(self, inner: LLM, rules: CallRules, *,
+                 formats: ModelFormats | None = None, remember: bool = True) -> None:
         super().__init__(inner)
         self.rules = rules
+        self.formats = formats
+        """Where what is known of the model is kept (None: the cache file's table)."""
+        self.remember = remember
+        """False: start native and keep nothing (the table is neither read nor written)."""
         self.text_format: str | None = None
         """The text format in use (None: native)."""
         self._proven = False
         self._policy: CallPolicy | None = None
         self._carried: TokenUsage | None = None
-
+        self._memory: FormatMemory | None = None
+        self._started = False
+        self._remembered: str | None = None
+        """The learned format this LLM started from, until it fails."""
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         request = with_rules(request, self.rules)
         if not request.tools:
             yield from self.inner.stream(request, cancel)
             return
+        if not self._started:
+            self._started = True
+            yield from self._start()
         if self.text_format is None:
             reason = yield from self._native(request, cancel)
         else:
             reason = yield from self._text(request, cancel)
         while reason is not None and not cancel.is_set():
-            following = (TEXT_FALLBACKS[TEXT_FALLBACKS.index(self.text_format) + 1]
-                         if self.text_format else TEXT_FALLBACKS[0])
-            self.text_format, self._proven = following, False
-            self._policy = CallPolicy(builtin_format(following).parser_factory, self.rules)
+            following = self._following()
+            if following is None:
+                break
+            self._use(following)
+            self._remembered = None
+            if self._memory is not None:
+                self._memory.learned(following, reason)
             yield LLMChunk(adapted=Adaptation("tool_format", following, reason))
             reason = yield from self._text(request, cancel)
+
+    def _start(self) -> Iterator[LLMChunk]:
+        """Start from what the table knows of this model (announced when it is text)."""
+        key = model_key(self.inner) if self.remember else None
+        if key is None:
+            return
+        self._memory = FormatMemory(self.formats or ModelFormats.cached(), key)
+        start = self._memory.start()
+        if start is None or start[0] == NATIVE:
+            return
+        tool_format, why = start
+        try:
+            self._use(tool_format)
+        except ValueError:  # a format this release does not know: start native
+            self.text_format = None
+            return
+        if why.startswith("learned"):
+            self._remembered = tool_format
+        yield LLMChunk(adapted=Adaptation("tool_format", tool_format, why))
+
+    def _use(self, tool_format: str) -> None:
+        policy = CallPolicy(builtin_format(tool_format).parser_factory, self.rules)
+        self.text_format, self._proven, self._policy = tool_format, False, policy
+
+    def _following(self) -> str | None:
+        """The text format tried after the current one (None: none is left)."""
+        if self.text_format not in TEXT_FALLBACKS:
+            return TEXT_FALLBACKS[0]
+        position = TEXT_FALLBACKS.index(self.text_format) + 1
+        return TEXT_FALLBACKS[position] if position < len(TEXT_FALLBACKS) else None
 
     def _forced(self, request: LLMRequest) -> bool:
         """Whether this reply is held back: it must call, and calls are not yet seen to
@@ -114,8 +173,7 @@ class FormatAdaptingLLM(WrappingLLM):
                 held = []
                 yield self._with_carried(chunk)
         except LLMError as error:
-            if shown or cancel.is_set() or error.status is None or \
-                    error.status in _NOT_ABOUT_TOOLS:
+            if shown or cancel.is_set() or not _about_tools(error):
                 raise
             return f"native tool calling failed on this server ({error.message})"
         if called:
@@ -129,12 +187,8 @@ class FormatAdaptingLLM(WrappingLLM):
 
     def _text(self, request: LLMRequest, cancel: threading.Event) -> Chunks:
         assert self.text_format is not None and self._policy is not None
-        formatter = builtin_format(self.text_format).formatter
-        if self.rules.any:
-            formatter = RuledFormatter(formatter, self.rules)
         parser = self._policy(ToolRegistry(request.tools), InvocationIdAllocator())
-        text_request = LLMRequest(_with_manifest(request, formatter),
-                                  _written(request.messages, formatter), rules=request.rules)
+        text_request = text_request_for(request, self.text_format, self.rules)
         held: list[LLMChunk] = []
         endings: list[LLMChunk] = []
         hold, called = self._forced(request), False
@@ -143,7 +197,7 @@ class FormatAdaptingLLM(WrappingLLM):
                 yield chunk
                 continue
             if chunk.text:
-                out = _chunks(parser.feed(chunk.text))
+                out = call_chunks(parser.feed(chunk.text))
                 called = called or any(c.tool_calls for c in out)
                 held.extend(out)
             if chunk.usage is not None or chunk.finish_reason is not None:
@@ -153,10 +207,13 @@ class FormatAdaptingLLM(WrappingLLM):
                 held = []
         if cancel.is_set():
             return None
-        held.extend(_chunks(parser.finish()))
+        held.extend(call_chunks(parser.finish()))
         held.extend(endings)
-        if self._policy.missed and not self._proven and \
-                self.text_format != TEXT_FALLBACKS[-1]:
+        if self._policy.missed and not self._proven and self._remembered is not None:
+            assert self._memory is not None  # a remembered format came from it
+            self._memory.failed(self._remembered)
+            self._remembered = None
+        if self._policy.missed and not self._proven and self._following() is not None:
             self._policy.asked = False
             self._carry(held)
             return (f"the model answered without the tool call its tool_choice requires, in "
@@ -181,68 +238,6 @@ class FormatAdaptingLLM(WrappingLLM):
             return chunk
         carried, self._carried = self._carried, None
         return dataclasses.replace(chunk, usage=_sum(carried, chunk.usage))
-
-
-def _chunks(events: list[ParseEvent]) -> list[LLMChunk]:
-    """Parse events as the chunks a native reply brings: prose, then each call."""
-    out: list[LLMChunk] = []
-    for event in events:
-        if isinstance(event, TextDelta) and event.text:
-            out.append(LLMChunk(text=event.text))
-        elif isinstance(event, ToolCallCompleted):
-            call = event.invocation
-            arguments = dict(call.arguments)
-            if call.why is not None and "why" not in arguments:
-                arguments["why"] = call.why
-            out.append(LLMChunk(tool_calls=(NativeToolCall(
-                None, call.name, json.dumps(arguments, ensure_ascii=False, default=str)),)))
-        elif isinstance(event, ToolCallFailed):
-            error = event.error
-            out.append(LLMChunk(tool_calls=(NativeToolCall(
-                None, error.name or "unknown", "", unreadable=error),)))
-    return out
-
-
-def _with_manifest(request: LLMRequest, formatter: ToolFormatter) -> str:
-    manifest = build_manifest(request.tools, formatter)
-    if not manifest:
-        return request.system_prompt
-    prompt = request.system_prompt.rstrip()
-    return f"{prompt}\n\n## Tools\n\n{manifest}" if prompt else manifest
-
-
-def _written(messages: Sequence[Message], formatter: ToolFormatter) -> tuple[Message, ...]:
-    """A native history as the text format writes it: each assistant message with its calls
-    in the format (calls that could not be read are left out: their error says what was
-    wrong), each batch of results as a user message."""
-    out: list[Message] = []
-    calls: dict[str, ToolInvocation] = {}
-    for position, message in enumerate(messages):
-        if message.role == "assistant" and message.tool_calls:
-            following = messages[position + 1] if position + 1 < len(messages) else None
-            unread = {result.invocation_id for result in following.tool_results
-                      if result.error is not None and result.error.code == ErrorCode.PARSE_ERROR
-                      } if following is not None else set()
-            calls = {call.id: call for call in message.tool_calls}
-            written = [formatter.format_call(call.name, _arguments(call))
-                       for call in message.tool_calls if call.id not in unread]
-            out.append(Message("assistant", "\n\n".join(
-                part for part in (message.content.strip(), *written) if part)))
-        elif message.role == "tool":
-            pairs: list[tuple[ToolInvocation, ToolResult]] = [
-                (calls.get(result.invocation_id) or ToolInvocation(
-                    id=result.invocation_id, name="unknown"), result)
-                for result in message.tool_results]
-            out.append(Message("user", formatter.render_results(pairs)))
-        else:
-            out.append(Message(message.role, message.content))
-    return tuple(out)
-
-
-def _arguments(call: ToolInvocation) -> dict[str, Any]:
-    if call.why is None or "why" in call.arguments:
-        return dict(call.arguments)
-    return {**call.arguments, "why": call.why}
 
 
 def _sum(first: TokenUsage | None, second: TokenUsage) -> TokenUsage:

@@ -31,6 +31,8 @@ from autobyteus_like.errors import (
     StoreError,
     UsageError,
 )
+from autobyteus_like.evals._command import add_eval_command
+from autobyteus_like.proxy._command import add_proxy_command
 
 __all__ = ["load_tools", "main"]
 
@@ -63,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     add_validate_command(commands)
     add_serve_commands(commands)
     add_session_commands(commands)
+    add_eval_command(commands)
+    add_proxy_command(commands)
     _debug_anywhere(parser)
     return parser
 

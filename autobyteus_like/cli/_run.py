@@ -11,6 +11,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from autobyteus_like.agent._member_llm import format_lines
 from autobyteus_like.cli._sessions import (
     WaitingForPeople,
     add_session_options,
@@ -150,6 +151,9 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
     # nobody to ask under --session: stop (exit 3) for `approve`/`deny` rather than refuse
     detach_on_approval = args.detach_on_approval or (
         session is not None and not args.yes and not _can_ask(args))
+    if isinstance(view, RichView):  # which format each member uses, and why
+        for line in format_lines(team.config.members, session.store if session else None):
+            view.note(line)
     with team:
         started = time.perf_counter()  # the run's time: the team's start-up is not counted
         deadline = started + args.timeout

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like._extras import missing_package
+from autobyteus_like.agent._member_llm import AUTO_FORMAT, format_choice
 from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.llm._spec import LLMSpec
+from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.team import AgentTeam, TeamConfig
 from autobyteus_like.tools import ToolRegistry, waits_for_approval
 
@@ -37,9 +42,16 @@ def _validate(args: argparse.Namespace) -> int:
     team = AgentTeam(config, tools=tools)  # prompts and registries build too
     resolved = _check_sources(team, args.team) if team.sources else {
         name: agent.resolve_tools() for name, agent in team.agents.items()}
-    members = ", ".join(f"{m.name} ({m.resolved_format()})" for m in config.members)
+    members = ", ".join(
+        f"{m.name} ({AUTO_FORMAT if m.adapts_format() else m.resolved_format()})"
+        for m in config.members)
     print(f"{args.team}: valid team {config.name!r}; coordinator {config.coordinator}; "
           f"members: {members}")
+    with _known_formats(config.store) as formats:
+        for member in config.members:
+            chosen, why = format_choice(member.tool_format, member.use_xml_tool_format,
+                                        member.llm, formats)
+            print(f"member {member.name!r}: {chosen} ({why})")
     for member in config.members:
         _warn_missing_sdk(member)
     _warn_approvals(team, resolved)
@@ -58,6 +70,23 @@ def _warn_approvals(team: AgentTeam, resolved: dict[str, ToolRegistry]) -> None:
             print(f"warning: member {name!r}: calls to {', '.join(waiting)} will wait for "
                   "approval (asked at the terminal; --yes approves them; under --session "
                   "without a terminal the run stops for `approve`/`deny`)", file=sys.stderr)
+
+
+@contextmanager
+def _known_formats(store: str | None) -> Iterator[ModelFormats]:
+    """The ``model_formats`` table the team's members use: its store's (when it exists
+    already: validating makes no store), else the cache file's."""
+    from autobyteus_like.store import open_store
+
+    if store is None or (not store.startswith(("postgresql://", "postgres://")) and
+                         not Path(store.removeprefix("sqlite:///")).exists()):
+        yield ModelFormats.cached()
+        return
+    opened = open_store(store)
+    try:
+        yield ModelFormats.in_store(opened)
+    finally:
+        opened.close()
 
 
 def _check_sources(team: AgentTeam, source: str) -> dict[str, ToolRegistry]:

@@ -21,6 +21,7 @@ from autobyteus_like.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantTextDelta,
+    LLMAdapted,
     LLMModelSwitched,
     LLMRequestFailed,
     LLMRequestStarted,
@@ -231,6 +232,10 @@ class RichView(EventView):
         elif isinstance(event, LLMModelSwitched):
             self._say(agent, "yellow", f"falls back from {event.from_model} to "
                                        f"{event.to_model} ({self._short(event.reason, 120)})")
+        elif isinstance(event, LLMAdapted):
+            now = "requests with tools unstreamed" if event.what == "wire" else \
+                f"tool format {escaped(event.now)}"
+            self._say(agent, "yellow", f"adapts: {now} ({self._short(event.reason, 160)})")
         elif isinstance(event, ToolCallParsed):
             self._flush_prose(agent)
             call = event.invocation

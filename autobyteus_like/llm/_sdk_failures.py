@@ -9,6 +9,7 @@ google-genai raises its ``APIError`` (with ``code``) or the httpx error itself.
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -93,8 +94,20 @@ def _status_failure(status: int, headers: Any, message: str | None, url: str | N
     should_retry = headers.get("x-should-retry")
     retryable = (should_retry == "true" if should_retry in ("true", "false")
                  else status in (408, 409, 429) or status >= 500)
+    if status == 501 or (status >= 500 and _says_unsupported(message)):
+        retryable = False  # asking again will not make the server support it
     return Failure(f"HTTP {status} {phrase}", status=status, server_message=message, url=url,
                    retryable=retryable, retry_after_s=_retry_after(headers))
+
+
+_UNSUPPORTED = re.compile(r"\b(?:not (?:yet )?(?:supported|implemented)|unsupported|"
+                          r"does(?: not|n't) support|cannot support)\b", re.IGNORECASE)
+
+
+def _says_unsupported(message: str | None) -> bool:
+    """Whether a server's error says it lacks the feature asked for (some servers answer
+    so with a 500, llama.cpp's for tools it cannot take)."""
+    return bool(message) and _UNSUPPORTED.search(message or "") is not None
 
 
 def _stream_failure(code: Any, message: str | None, url: str | None) -> Failure:

@@ -14,6 +14,7 @@ their ``Session`` (``session``), never the store behind it.
 
 from __future__ import annotations
 
+from autobyteus_like.store._model_formats import KnownFormat, ModelFormats, ModelKey
 from autobyteus_like.store._records import (
     CallRecord,
     CallState,
@@ -29,9 +30,12 @@ from autobyteus_like.store._store import SessionStore, open_store, process_owner
 __all__ = [
     "CallRecord",
     "CallState",
+    "KnownFormat",
     "MailRecord",
     "MailState",
     "MessageRecord",
+    "ModelFormats",
+    "ModelKey",
     "Session",
     "SessionInfo",
     "SessionStore",

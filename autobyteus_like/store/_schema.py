@@ -89,6 +89,18 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (session, run)
         )""",
     ],
+    [  # 2 -> 3: model_formats (per provider, base URL and model: the format tool_format auto
+        # learned and the eval-formats verdict; store/_model_formats.py)
+        """CREATE TABLE model_formats (
+            provider TEXT NOT NULL,
+            base_url TEXT NOT NULL,
+            model TEXT NOT NULL,
+            learned TEXT,
+            verdict TEXT,
+            data TEXT NOT NULL,
+            PRIMARY KEY (provider, base_url, model)
+        )""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -56,7 +56,7 @@ def test_native_mode_invalid_json_arguments_are_fed_back_not_a_crash():
 
 def test_text_mode_teaches_in_the_prompt_and_sends_no_tools():
     replies = [Stream(fixture("openai/text_format_call")), Stream(fixture("openai/text"))]
-    with ReplayServer(replies) as server, agent(server) as running:  # openai -> "openai" format
+    with ReplayServer(replies) as server, agent(server, tool_format="openai") as running:
         assert running.run("1+2?", timeout=20) == "Hello there."
     first, second = server.requests
     assert "tools" not in first and '"tool_calls"' in first["messages"][0]["content"]

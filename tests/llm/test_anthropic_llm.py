@@ -104,7 +104,7 @@ def test_an_agent_in_native_mode_end_to_end():
         ("toolu_01B77x81yz12mn845920ab3", "42")]
 
 
-def test_an_agent_in_its_default_xml_format():
+def test_an_agent_in_its_providers_xml_format():
     xml_call = [
         {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
          "model": "claude-sonnet-5", "content": [], "stop_reason": None, "stop_sequence": None,
@@ -120,7 +120,7 @@ def test_an_agent_in_its_default_xml_format():
         {"type": "message_stop"}]
     with ReplayServer([Stream(xml_call, named=True, done=False), replay("text")]) as server:
         config = AgentConfig(name="claude", llm=claude(server), tools=[add],
-                             system_prompt="{{tools}}")
+                             system_prompt="{{tools}}", tool_format="xml")
         with Agent(config) as agent:
             assert agent.format.name == "xml"
             assert agent.run("2+40?", timeout=20) == "Hello from Claude."

@@ -154,10 +154,10 @@ def test_llm_as_a_list_or_with_fallback_builds_a_fallback_llm(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     listed = AgentConfig(name="a", llm=[{"provider": "openai", "model": "gpt-4o"},
                                         {"provider": "anthropic", "model": "claude-x"}])
-    built = listed.build_llm()
+    built = listed.build_llm().inner  # tool_format auto by default: native where it works
     assert isinstance(built, FallbackLLM)
     assert [m.provider.value for m in built.models] == ["openai", "anthropic"]
-    assert built.provider.value == "openai" and listed.resolved_format() == "openai"
+    assert built.provider.value == "openai" and listed.resolved_format() == "native"
     nested = LLMSpec.model_validate({
         "provider": "openai", "model": "gpt-4o", "api": "responses",
         "fallback": [{"provider": "openai", "model": "gpt-4o-mini"}],

@@ -69,13 +69,13 @@ def test_an_agent_in_native_mode_sends_function_responses_in_order():
     assert ids == [p["functionResponse"]["id"] for p in responses["parts"]]  # stable ids
 
 
-def test_an_agent_in_its_default_gemini_json_format():
+def test_an_agent_in_its_providers_gemini_json_format():
     call = [{"candidates": [{"content": {"parts": [{"text": '{"name": "add", "args": '
             '{"a": 1, "b": 2}}'}], "role": "model"}, "finishReason": "STOP", "index": 0}],
              "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 9}}]
     with ReplayServer([Stream(call, done=False), replay("text")]) as server:
         config = AgentConfig(name="gem", llm=gemini(server), tools=[add],
-                             system_prompt="{{tools}}")
+                             system_prompt="{{tools}}", tool_format="gemini")
         with Agent(config) as agent:
             assert agent.format.name == "gemini"
             assert agent.run("1+2?", timeout=20) == "Hello from Gemini."

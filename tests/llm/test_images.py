@@ -163,7 +163,7 @@ def test_an_agent_sends_a_tools_image_natively_and_in_a_text_format():
         {"type": "message_stop"}]
     with ReplayServer([Stream(xml_call, named=True, done=False), claude_text()]) as server:
         config = AgentConfig(name="eyes", llm=anthropic_on(server, prompt_cache=False),
-                             tools=[screenshot])
+                             tools=[screenshot], tool_format="xml")
         with Agent(config) as agent:
             assert agent.format.name == "xml"
             assert agent.run("what is on screen?", timeout=20) == "Hello from Claude."
