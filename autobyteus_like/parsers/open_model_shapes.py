@@ -12,7 +12,10 @@ any text format, around the format's own parser:
 - Mistral's ``[TOOL_CALLS]name{"a": 1}`` (also with ``[ARGS]`` between) and the older
   ``[TOOL_CALLS][{...}]`` (in the JSON formats the JSON after the marker is their own call);
 - tag-named XML as coding agents write it, for a known tool and its argument names:
-  ``<read_file><path>src/a.ts</path></read_file>``.
+  ``<read_file><path>src/a.ts</path></read_file>``; inside a Markdown code fence it is an
+  example, text (the coding agents that write this shape treat a fenced block so; ``CodeFences``
+  says where the fences are). The other shapes and the format's own calls are calls wherever
+  they stand: models do wrap real calls in fences.
 
 Only what the format's own parser left as prose is read, so nothing inside a call of the format
 is ever taken for a shape. Such a shape naming a known tool that cannot be read is a parse
@@ -28,6 +31,7 @@ import json
 import re
 from typing import Any
 
+from autobyteus_like.parsers._code_fences import CodeFences
 from autobyteus_like.parsers.call_shapes import CallSpec, extract_calls
 from autobyteus_like.parsers.format_parser import FormatParser, ParserFactory
 from autobyteus_like.parsers.parse_events import ParseEvent, TextDelta
@@ -66,6 +70,7 @@ class OpenModelShapes(FormatParser):
         """The known tools' names, read when the first possible shape is (most replies hold
         no ``[`` or ``<`` outside the format's own calls)."""
         self._pending = ""
+        self._fences = CodeFences()
 
     @property
     def _known(self) -> set[str]:
@@ -93,10 +98,12 @@ class OpenModelShapes(FormatParser):
                 if self._pending or "[" in event.text or "<" in event.text:
                     out += self._scan(self._pending + event.text, final=False)
                 else:
+                    self._fences.feed(event.text)
                     out.append(event)
             else:
                 if self._pending:  # (the flush is inlined: most replies hold nothing)
                     out += self._flush()
+                self._fences.interrupt()
                 out.append(event)
         if final and self._pending:
             out += self._flush()
@@ -116,19 +123,27 @@ class OpenModelShapes(FormatParser):
             found = starts.search(data, i)
             if found is None:
                 keep = 0 if final else _held(data, i)
-                if len(data) - keep > i:
-                    events.append(TextDelta(data[i : len(data) - keep]))
+                self._prose(data[i : len(data) - keep], events)
                 self._pending = data[len(data) - keep :]
                 return events
-            if found.start() > i:
-                events.append(TextDelta(data[i : found.start()]))
+            self._prose(data[i : found.start()], events)
+            if found.group(3) is not None and self._fences.inside():
+                self._prose(found.group(0), events)  # an example in a code fence: text
+                i = found.end()
+                continue
             end, read = self._shape(data, found, final)
             if end is None:  # not closed yet: wait for more
                 self._pending = data[found.start() :]
                 return events
+            self._fences.interrupt()
             events += read
             i = end
         return events
+
+    def _prose(self, text: str, events: list[ParseEvent]) -> None:
+        if text:
+            self._fences.feed(text)
+            events.append(TextDelta(text))
 
     def _shape(self, data: str, found: re.Match[str], final: bool
                ) -> tuple[int | None, list[ParseEvent]]:
