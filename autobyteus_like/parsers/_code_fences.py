@@ -49,19 +49,20 @@ class CodeFences:
 
     def feed(self, text: str) -> None:
         """Follow ``text``, the prose after what was fed so far."""
-        start = 0
-        while True:
-            newline = text.find("\n", start)
-            if newline < 0:
-                self._line(text, start, len(text))
-                return
-            self._line(text, start, newline)
-            self._end_line()
-            start = newline + 1
+        start, newline = 0, text.find("\n")
+        while newline >= 0:
+            if self._phase != _PLAIN:
+                self._line(text, start, newline)
+                if self._phase != _INDENT and self._phase != _PLAIN:
+                    self._end_marker_line()
+            self._phase = _INDENT
+            start, newline = newline + 1, text.find("\n", newline + 1)
+        if self._phase != _PLAIN:
+            self._line(text, start, len(text))
 
     def _line(self, text: str, i: int, end: int) -> None:
         """More of the current line: ``text[i:end]`` (no newline in it)."""
-        if self._phase == _PLAIN or i == end:
+        if i == end:
             return
         if self._phase == _INDENT:
             i = _BLANKS.match(text, i, end).end()  # type: ignore[union-attr]
@@ -71,6 +72,7 @@ class CodeFences:
                 self._phase = _PLAIN
                 return
             self._phase, self._char, self._run = _RUN, text[i], 0
+            self._rest_blank, self._rest_tick = True, False
         if self._phase == _RUN:
             stop = _RUNS[self._char].match(text, i, end).end()  # type: ignore[union-attr]
             self._run += stop - i
@@ -86,13 +88,12 @@ class CodeFences:
         if "`" in rest:
             self._rest_tick = True
 
-    def _end_line(self) -> None:
-        if self._phase in (_RUN, _REST) and self._run >= 3:
+    def _end_marker_line(self) -> None:
+        """The end of a line that began with a run of fence characters."""
+        if self._run >= 3:
             fence = self._fence
             if fence is None:
                 if not (self._char == "`" and self._rest_tick):
                     self._fence = (self._char, self._run)
             elif self._char == fence[0] and self._run >= fence[1] and self._rest_blank:
                 self._fence = None
-        self._phase, self._run = _INDENT, 0
-        self._rest_blank, self._rest_tick = True, False

@@ -63,7 +63,7 @@ class EntityRepair(FormatParser):
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         if not self._pending and not self._escaped and "&" not in chunk:
-            self._tail = (self._tail + chunk)[-_TAIL:]
+            self._tail = chunk[-_TAIL:] if len(chunk) >= _TAIL else (self._tail + chunk)[-_TAIL:]
             return self._inner.feed(chunk)
         data, self._pending = self._pending + chunk, ""
         if self._escaped:

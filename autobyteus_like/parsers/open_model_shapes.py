@@ -83,7 +83,8 @@ class OpenModelShapes(FormatParser):
         return self._names
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        return self._read(self._inner.feed(chunk), final=False)
+        events = self._inner.feed(chunk)
+        return self._read(events, final=False) if events else events
 
     def finish(self) -> list[ParseEvent]:
         events = self._inner.finish()
