@@ -193,7 +193,7 @@ class JsonTextScanner:
             whole = _whole_value(data)
             if whole is not None:
                 return whole
-        elif tracker is not None and tracker.absorbs_plainly(data):
+        elif tracker is not None and tracker.in_string and tracker.absorbs_plainly(data):
             self._parts.append(data)  # string content inside the open value (a long argument)
             return []
         out: list[JsonSegment] = []
