@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger as _logger
 
 from autobyteus_like.agent import Agent, AgentConfig
-from autobyteus_like.agent.subscription import AsyncEventSubscription, EventSubscription
+from autobyteus_like.agent._subscription import AsyncEventSubscription, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
     AgentTurnError,
@@ -56,7 +56,7 @@ from autobyteus_like.history import (
 )
 from autobyteus_like.hooks import AgentHooks
 from autobyteus_like.llm import LLM, FallbackLLM, ScriptedLLM
-from autobyteus_like.llm.providers import LLMProvider
+from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.tools import (
     BaseTool,
     ErrorCode,
@@ -71,7 +71,7 @@ from autobyteus_like.tools import (
     builtin_tools,
     tool,
 )
-from autobyteus_like.tools.call_rules import ToolChoice
+from autobyteus_like.tools._call_rules import ToolChoice
 from autobyteus_like.tracing import Tracing, configure_tracing
 from autobyteus_like.usage import ModelPrice, PriceTable, UsageLimits, UsageReport, UsageTotals
 

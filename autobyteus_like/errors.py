@@ -14,7 +14,7 @@ import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
-from autobyteus_like.error_codes import ErrorCode
+from autobyteus_like._error_codes import ErrorCode
 
 __all__ = [
     "AgentStoppedError",

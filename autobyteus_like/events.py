@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from autobyteus_like.frozen_values import fast_frozen
-from autobyteus_like.llm.messages import Message, NativeToolCall
-from autobyteus_like.parsers.parse_events import ParseErrorInfo
-from autobyteus_like.tools.image_content import ImageContent
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like._frozen_values import fast_frozen
+from autobyteus_like.llm._messages import Message, NativeToolCall
+from autobyteus_like.parsers._parse_events import ParseErrorInfo
+from autobyteus_like.tools._image_content import ImageContent
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
 __all__ = [
     "AgentErrorOccurred",

@@ -9,7 +9,7 @@ writes and listings), differing only in how the path is handled:
   resulting string (what the fs tools did before; racy, kept here only as a reference);
 - layer: an ``O_PATH`` descriptor for the root, each component opened beneath the one before
   with ``O_NOFOLLOW``, ``fstat`` checks on the final descriptor (``SandboxPolicy.open`` +
-  ``walk`` from ``autobyteus_like.tools.sandbox_root``).
+  ``walk`` from ``autobyteus_like.tools._sandbox_root``).
 
 Paths one and five components deep are measured. The full tool call (argument validation
 included) is printed too, to show what share of a call the path handling is. Timings are the
@@ -31,15 +31,15 @@ from functools import partial
 from pathlib import Path
 
 from autobyteus_like.tools import SandboxPolicy, ToolContext, builtin_tools
-from autobyteus_like.tools.builtin.search_tool import compile_query
-from autobyteus_like.tools.sandbox_files import (
+from autobyteus_like.tools._sandbox_files import (
     check_regular,
     open_for_reading,
     open_for_writing,
     read_lines,
     replace_content,
 )
-from autobyteus_like.tools.sandbox_tree import list_sorted, open_directory
+from autobyteus_like.tools._sandbox_tree import list_sorted, open_directory
+from autobyteus_like.tools.builtin._search import compile_query
 
 ROUNDS = 7
 CALLS = 2000

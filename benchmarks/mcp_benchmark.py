@@ -31,15 +31,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from autobyteus_like.agent.deadlines import Deadlines
-from autobyteus_like.agent.tool_runner import ToolRunner
+from autobyteus_like.agent._deadlines import Deadlines
+from autobyteus_like.agent._tool_runner import ToolRunner
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.invocation import ToolInvocation
-from autobyteus_like.tools.registry import acquire_all
-from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ToolInvocation
+from autobyteus_like.tools._registry import acquire_all
+from autobyteus_like.tools._sandbox import SandboxPolicy
 
 ROUNDS = 9
 CALLS = 300

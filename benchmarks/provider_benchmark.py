@@ -22,9 +22,9 @@ from pathlib import Path
 
 from autobyteus_like import tool
 from autobyteus_like.llm import LLMRequest, Message
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.openai_responses_wire import ResponsesStreamReader
-from autobyteus_like.llm.wire_names import WireNames
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._openai_responses_wire import ResponsesStreamReader
+from autobyteus_like.llm._wire_names import WireNames
 from autobyteus_like.tools import ToolInvocation, ToolResult
 
 HERE = Path(__file__).resolve().parent.parent

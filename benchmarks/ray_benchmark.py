@@ -29,7 +29,7 @@ import ray
 
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
-from autobyteus_like.runtime.ray_records import Delivered, TurnEnded
+from autobyteus_like.runtime._ray_records import Delivered, TurnEnded
 
 
 def ring_config(size: int, laps: int) -> TeamConfig:

@@ -7,7 +7,7 @@
 The ring of ``ray_scale_benchmark.py`` (each hop a whole member turn on a scripted LLM: two
 LLM requests and one ``send_message_to`` call), once without limits and once with the team's
 ``max_llm_calls`` and ``max_tool_calls`` set high enough never to be reached, so every call is
-claimed from the team's budget (runtime/ray_team_budget.py) and nothing else differs. Rounds
+claimed from the team's budget (runtime/_ray_team_budget.py) and nothing else differs. Rounds
 alternate (without, with, without, ...) so the machine's load falls on both alike; the figure
 is the median ms per hop of each, and their ratio.
 """

@@ -27,9 +27,10 @@ from typing import Any, cast
 import ray
 
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, UsageLimits
-from autobyteus_like.runtime import RayRuntime, portable
-from autobyteus_like.runtime.ray_host import host_class
-from autobyteus_like.runtime.ray_member import RemoteMember
+from autobyteus_like.runtime import RayRuntime
+from autobyteus_like.runtime import _portable as portable
+from autobyteus_like.runtime._ray_host import host_class
+from autobyteus_like.runtime._ray_member import RemoteMember
 from benchmarks.ray_benchmark import bare_ring
 
 _MIB = 1024 * 1024

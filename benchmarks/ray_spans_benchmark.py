@@ -108,8 +108,8 @@ def shipping_cost(count: int = 4000) -> None:
     pickled and unpickled (what Ray does with a poll reply) and exported on the driver."""
     from opentelemetry.sdk.trace import SpanProcessor
 
-    from autobyteus_like.runtime.ray_span_collector import SpanCollector
-    from autobyteus_like.runtime.ray_span_export import driver_spans
+    from autobyteus_like.runtime._ray_span_collector import SpanCollector
+    from autobyteus_like.runtime._ray_span_export import driver_spans
 
     attributes = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
                   "gen_ai.request.model": "gpt-4o-mini", "gen_ai.agent.name": "m17",

@@ -90,7 +90,7 @@ def main() -> None:
     (folder / "team.yaml").write_text(team_file(args.members, args.address))
     load = os.getloadavg()[0]
     began = time.perf_counter()
-    run = subprocess.Popen([sys.executable, "-m", "autobyteus_like.cli", "run", "team.yaml",
+    run = subprocess.Popen([sys.executable, "-m", "autobyteus_like.cli._main", "run", "team.yaml",
                             "-m", "hop", "--timeout", "1800"], cwd=folder,
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                            env={**os.environ, "RAY_AUTH_MODE": "disabled"})

@@ -25,7 +25,7 @@ import httpx2 as httpx  # the httpx the openai SDK uses
 
 from autobyteus_like import Agent, AgentConfig, tool
 from autobyteus_like.llm import LLMRequest
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 
 ROUNDS = 9
 

@@ -6,7 +6,7 @@
 A round trip is one user turn of ``runtime_benchmark.round_trips`` (ScriptedLLM -> one no-op
 tool call -> its result -> the final answer); the floor is ``floor_round_trips`` (three bare
 pykka actors doing the 4 asks such a turn needs). The floor is measured a second time with its
-threads on the policy an agent's threads run (``SCHED_BATCH``, agent/quiet_wakeup.py), so the
+threads on the policy an agent's threads run (``SCHED_BATCH``, agent/_quiet_wakeup.py), so the
 part of the ratio that policy alone buys shows. Floor and agent alternate in rounds so that a
 change in the machine's load falls on both; each side's figure is the median over every turn of
 every round, and the ratio is taken of those medians.

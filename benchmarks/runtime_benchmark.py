@@ -62,7 +62,7 @@ class _QuietEcho(_Echo):
     """An echo actor whose thread runs the agent's own thread policy (``SCHED_BATCH``)."""
 
     def on_start(self) -> None:
-        from autobyteus_like.agent.quiet_wakeup import wake_quietly
+        from autobyteus_like.agent._quiet_wakeup import wake_quietly
 
         wake_quietly()
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from autobyteus_like import AgentTeam
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.runtime import RayRuntime
-from autobyteus_like.serving.team_host import TeamHost
+from autobyteus_like.serving._team_host import TeamHost
 from tests.runtime.scripted_teams import member, team_config
 
 

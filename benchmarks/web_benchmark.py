@@ -65,7 +65,7 @@ def team_alone(team_file: Path) -> float:
 class Served:
     def __init__(self, team_file: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autobyteus_like.cli", "serve", str(team_file)],
+            [sys.executable, "-m", "autobyteus_like.cli._main", "serve", str(team_file)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.process.stdout is not None
         self.url = self.process.stdout.readline().split(" on the web at ")[1].strip()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from autobyteus_like import __version__
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from tests.llm.replay_server import Failure, Hang, ReplayServer, Stream, fixture
 
 ROOT = Path(__file__).parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -52,7 +52,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The installed command in a subprocess, with its peak memory reported on stdout."""
     code = textwrap.dedent(f"""
         import re, sys
-        from autobyteus_like.cli import main
+        from autobyteus_like.cli._main import main
         code = main({list(args)!r})
         # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec
         status = open("/proc/self/status").read()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 
 def test_detach_approve_and_resume_finish_the_run(software_team, capsys):

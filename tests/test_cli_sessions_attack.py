@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import CallState, Session, open_store
 from tests.store.test_resume import call

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from autobyteus_like.cli import load_tools, main
-from autobyteus_like.tools.decorator import tool
+from autobyteus_like.cli._main import load_tools, main
+from autobyteus_like.tools._decorator import tool
 
 NESTED_FUTURE = '''
 from __future__ import annotations

@@ -11,11 +11,11 @@ from pathlib import Path
 import yaml
 from rich.console import Console
 
-from autobyteus_like.cli import main
-from autobyteus_like.cli_view import JsonView, RichView
+from autobyteus_like.cli._main import main
+from autobyteus_like.cli._view import JsonView, RichView
 from autobyteus_like.events import ToolResultReceived, TurnCompleted
-from autobyteus_like.mail.mail_events import TeamQuiescent
-from autobyteus_like.tools.invocation import ToolResult
+from autobyteus_like.mail._events import TeamQuiescent
+from autobyteus_like.tools._invocation import ToolResult
 
 SEND = json.dumps({"name": "send_message_to",
                    "arguments": {"recipient_name": "scout", "content": "look"}})

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from autobyteus_like.frozen_values import TWIN_FROM, builder, fast_frozen
+from autobyteus_like._frozen_values import TWIN_FROM, builder, fast_frozen
 
-MODULES = ["autobyteus_like.events", "autobyteus_like.llm.messages",
-           "autobyteus_like.parsers.parse_events", "autobyteus_like.parsers.call_shapes",
-           "autobyteus_like.parsers.json_text_scanner"]
+MODULES = ["autobyteus_like.events", "autobyteus_like.llm._messages",
+           "autobyteus_like.parsers._parse_events", "autobyteus_like.parsers._call_shapes",
+           "autobyteus_like.parsers._json_scanner"]
 
 
 def _fast_classes() -> list[type]:
@@ -204,7 +204,7 @@ def test_a_builder_builds_what_calling_the_class_builds(cls: type) -> None:
 
 def test_a_builder_takes_the_same_parameters_and_defaults() -> None:
     from autobyteus_like.events import LLMResponseCompleted
-    from autobyteus_like.llm.messages import Message, TokenUsage
+    from autobyteus_like.llm._messages import Message, TokenUsage
 
     assert builder(Message)("user", "hi") == Message("user", "hi")
     assert builder(TokenUsage)(-1, True) == TokenUsage(-1, True)  # __post_init__ runs too

@@ -2,8 +2,8 @@
 type-only imports included, ``from autobyteus_like import x`` and ``from .. import x`` resolved
 to the module they name, imports by a name given at run time declared with what they load),
 grouped by package. No cycle between packages, no arrow back up the layers below, no module
-over 400 lines, no two modules with one file name, the turn's context kept inside the turn
-machine. The layers are those of docs/architecture.md."""
+over 400 lines, private modules named for what they are in their package, the turn's context
+kept inside the turn machine. The layers are those of docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ ROOT_API = "autobyteus_like"
 _RUN_TIME_LOADERS = {"import_module", "__import__", "spec_from_file_location"}
 
 LAYERS: list[set[str]] = [
-    {"errors", "error_codes", "extras", "config_problems", "frozen_values"},
+    {"errors", "_error_codes", "_extras", "_config_problems", "_frozen_values"},
     {"tools"},
     {"llm", "mcp"},
     {"formatters", "parsers"},
@@ -45,20 +45,19 @@ LAYERS: list[set[str]] = [
     {"runtime"},
     {"team"},
     {"testing"},
-    {"serving", "web", "cli", "cli_run", "cli_validate", "cli_serve", "cli_view", "cli_sessions",
-     "cli_tools", ROOT_API},  # the faces, and the public API that re-exports everything
+    {"serving", "web", "cli", ROOT_API},  # the faces, and the public API that re-exports everything
 ]
 """Bottom first. A package may import its own layer's packages and any below; a top-level
-module (``errors.py``, ``cli.py``) counts as a package of its own, and so does
+module (``errors.py``, ``cli/_main.py``) counts as a package of its own, and so does
 ``autobyteus_like/__init__.py`` (``from autobyteus_like import X`` loads the whole API)."""
 
 RUN_TIME_IMPORTS: dict[str, set[str]] = {
-    "formats/format_registry.py": {"formatters", "parsers"},  # each format's pair, by name
-    "runtime/ray_mcp_guard.py": {"mcp"},  # mcp/process_sweep.py, by path, in a bare process
-    "agent/config.py": set(),  # the module of a type named in a config (the user's)
-    "cli_tools.py": set(),  # the user's --tools module or file
-    "llm/provider_setup.py": set(),  # a provider's SDK
-    "llm/gemini_llm.py": set(),  # httpx or httpx2
+    "formats/_registry.py": {"formatters", "parsers"},  # each format's pair, by name
+    "runtime/_ray_mcp_guard.py": {"mcp"},  # mcp/_process_sweep.py, by path, in a bare process
+    "agent/_config.py": set(),  # the module of a type named in a config (the user's)
+    "cli/_tools.py": set(),  # the user's --tools module or file
+    "llm/_provider_setup.py": set(),  # a provider's SDK
+    "llm/_gemini.py": set(),  # httpx or httpx2
 }
 """Modules that import a module named at run time (``importlib``), with the packages of ours
 each may load that way: their arrows count like any other; a new such import must be added."""
@@ -193,11 +192,29 @@ def _shared_file_names(folder: Path, aside: tuple[str, ...]) -> dict[str, list[s
     return {name: paths for name, paths in names.items() if len(paths) > 1}
 
 
-def test_no_two_modules_share_a_file_name():
-    """One file name, one module (``__init__.py`` aside): a name found in a traceback, an
-    import or a search names one place."""
-    shared = _shared_file_names(ROOT, ("__init__.py",))
-    assert not shared, f"modules sharing a name: {shared}"
+PUBLIC_MODULES = {"errors.py", "events.py", "testing/pytest_plugin.py"}
+"""The modules whose own names are public (besides the packages' ``__init__.py``): the two a
+user imports by name, and the pytest plugin's entry point."""
+
+
+def test_modules_are_private_and_say_what_they_are_in_their_package():
+    """The public API is what the packages' ``__init__.py`` export: every other module's name
+    starts with ``_``; and a name reads well in its package (``team/_config.py``, never
+    ``team/_team_config.py``: a file name need only be unique within its package)."""
+    public, stutter = [], []
+    for path in ROOT.rglob("*.py"):
+        relative = path.relative_to(ROOT).as_posix()
+        if path.name in ("__init__.py", "__main__.py") or relative in PUBLIC_MODULES:
+            continue
+        if not path.name.startswith("_"):
+            public.append(relative)
+        package = path.parent.name.rstrip("s")
+        stem = path.stem.lstrip("_")
+        if path.parent != ROOT and stem != package and (
+                stem.startswith(package + "_") or stem.endswith("_" + package)):
+            stutter.append(relative)
+    assert not public, f"modules that should be private (_name.py): {sorted(public)}"
+    assert not stutter, f"names that repeat their package: {sorted(stutter)}"
 
 
 def test_no_two_test_modules_share_a_file_name():
@@ -206,7 +223,7 @@ def test_no_two_test_modules_share_a_file_name():
     assert not shared, f"test modules sharing a name: {shared}"
 
 
-TURN_MACHINE_IN_AGENT = {"agent/actor.py", "agent/turn_services.py"}
+TURN_MACHINE_IN_AGENT = {"agent/_actor.py", "agent/_turn_services.py"}
 """The modules of agent/ that drive the turn machine: the actor and the services it hands work
 to (the LLM worker, the tool runner)."""
 
@@ -216,12 +233,12 @@ def _mentions_the_context(tree: ast.AST) -> bool:
     imports the module that holds it."""
     for node in ast.walk(tree):
         if isinstance(node, ast.alias) and (node.name == "AgentContext"
-                                            or node.name.endswith("handlers.context")):
+                                            or node.name.endswith("handlers._context")):
             return True
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("handlers") and any(
-                alias.name == "context" for alias in node.names):
+                alias.name == "_context" for alias in node.names):
             return True
-        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("handlers.context"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("handlers._context"):
             return True
         if isinstance(node, ast.Name) and node.id == "AgentContext":
             return True
@@ -245,10 +262,10 @@ def test_the_turn_context_is_imported_only_inside_the_turn_machine():
 
 
 @pytest.mark.parametrize("source", [
-    "from autobyteus_like.handlers.context import AgentContext",
+    "from autobyteus_like.handlers._context import AgentContext",
     "from autobyteus_like.handlers import AgentContext",
-    "from autobyteus_like.handlers import context",
-    "import autobyteus_like.handlers.context as turn",
+    "from autobyteus_like.handlers import _context",
+    "import autobyteus_like.handlers._context as turn",
     "def f(ctx: 'AgentContext') -> None: ...",
 ])
 def test_the_context_check_sees_every_way_of_reaching_it(source):
@@ -263,8 +280,8 @@ def test_only_the_agent_drives_the_turn_machine():
     assert not importers, f"modules outside agent/ importing the turn machine: {importers}"
     in_agent = sorted(module.removeprefix("autobyteus_like.").replace(".", "/") + ".py"
                       for target, module in ALL_ARROWS["agent"] if target == "handlers")
-    builders = {"agent/agent.py",  # the facade gives each actor the default handlers
-                "agent/turn_checks.py"}  # picks an agent's turn checks from its config
+    builders = {"agent/_agent.py",  # the facade gives each actor the default handlers
+                "agent/_turn_checks.py"}  # picks an agent's turn checks from its config
     assert set(in_agent) <= TURN_MACHINE_IN_AGENT | builders, in_agent
 
 

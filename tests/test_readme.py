@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()

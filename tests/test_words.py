@@ -44,7 +44,7 @@ def test_a_session_is_never_called_durable():
 def test_a_ledger_is_only_a_run_s_usage_figures():
     outside = [place for place in _found(r"ledger", _texts())
                if not place.startswith(("autobyteus_like/usage/",
-                                        "autobyteus_like/runtime/ray_usage.py"))]
+                                        "autobyteus_like/runtime/_ray_usage.py"))]
     assert not outside, f"'ledger' outside usage: {outside}"
 
 
@@ -55,11 +55,11 @@ def test_the_checks_see_what_they_forbid():
 
 
 WORDINGS = {
-    "denied: ": "autobyteus_like/tools/invocation.py",
-    "was running when": "autobyteus_like/tools/invocation.py",
-    "do not retry this call unchanged": "autobyteus_like/tools/invocation.py",
-    "stopped before the turn finished": "autobyteus_like/agent/member_replies.py",
-    "is not running; use": "autobyteus_like/agent/member_replies.py",
+    "denied: ": "autobyteus_like/tools/_invocation.py",
+    "was running when": "autobyteus_like/tools/_invocation.py",
+    "do not retry this call unchanged": "autobyteus_like/tools/_invocation.py",
+    "stopped before the turn finished": "autobyteus_like/agent/_member_replies.py",
+    "is not running; use": "autobyteus_like/agent/_member_replies.py",
 }
 """Wordings written once: a denied or interrupted call (``ToolResult.denied``/``interrupted``),
 a reply failed by a stop and a message to a member not running (one for every runtime)."""

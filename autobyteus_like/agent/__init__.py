@@ -6,9 +6,9 @@ a member owes (``member_replies``: one wording for every runtime), and the embed
 ``Agent`` (resuming through ``agent_resume``), which sees its actor's state only as values
 (a ``TurnSnapshot``, the conversation), never its context."""
 
-from autobyteus_like.agent.actor import AgentActor
-from autobyteus_like.agent.agent import Agent
-from autobyteus_like.agent.config import AgentConfig
-from autobyteus_like.agent.subscription import EventSubscription
+from autobyteus_like.agent._actor import AgentActor
+from autobyteus_like.agent._agent import Agent
+from autobyteus_like.agent._config import AgentConfig
+from autobyteus_like.agent._subscription import EventSubscription
 
 __all__ = ["Agent", "AgentActor", "AgentConfig", "EventSubscription"]

@@ -2,14 +2,14 @@
 parser pairs. ``formatters`` and ``parsers`` sit below and are given a format; this package is
 the only one that knows formats by name."""
 
-from autobyteus_like.formats.by_name import formatter_for, parse_tool_calls, streaming_parser
-from autobyteus_like.formats.format_names import (
+from autobyteus_like.formats._by_name import formatter_for, parse_tool_calls, streaming_parser
+from autobyteus_like.formats._names import (
     NATIVE,
     TEXT_FORMATS,
     ToolCallFormat,
     format_for_provider,
 )
-from autobyteus_like.formats.format_registry import (
+from autobyteus_like.formats._registry import (
     FormatRegistry,
     ParserFactory,
     ToolFormat,

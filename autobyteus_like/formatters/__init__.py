@@ -3,14 +3,14 @@ rendering), and the functions that use a formatter given to them (``build_manife
 compact=True)`` and ``demonstration`` teach small models: one line per tool and one shown
 call). Formats by name are ``autobyteus_like.formats``, the layer above."""
 
-from autobyteus_like.formatters.example_values import example_arguments
-from autobyteus_like.formatters.manifest import (
+from autobyteus_like.formatters._base import ToolFormatter
+from autobyteus_like.formatters._example_values import example_arguments
+from autobyteus_like.formatters._manifest import (
     build_manifest,
     demonstration,
     render_results,
     render_system_prompt,
 )
-from autobyteus_like.formatters.tool_formatter import ToolFormatter
 
 __all__ = [
     "ToolFormatter",

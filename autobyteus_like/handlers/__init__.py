@@ -18,12 +18,12 @@ from autobyteus_like.events import (
     ToolResultReceived,
     UserMessageReceived,
 )
-from autobyteus_like.handlers.context import AgentContext, Slot, SlotState
-from autobyteus_like.handlers.handler_registry import EventHandler, HandlerRegistry
-from autobyteus_like.handlers.llm_response_handler import LLMResponseHandler
-from autobyteus_like.handlers.tool_invocation_handler import ToolInvocationHandler
-from autobyteus_like.handlers.tool_result_handler import ToolResultHandler
-from autobyteus_like.handlers.user_message_handler import UserMessageHandler
+from autobyteus_like.handlers._context import AgentContext, Slot, SlotState
+from autobyteus_like.handlers._llm_response import LLMResponseHandler
+from autobyteus_like.handlers._registry import EventHandler, HandlerRegistry
+from autobyteus_like.handlers._tool_invocation import ToolInvocationHandler
+from autobyteus_like.handlers._tool_result import ToolResultHandler
+from autobyteus_like.handlers._user_message import UserMessageHandler
 
 __all__ = [
     "AgentContext",

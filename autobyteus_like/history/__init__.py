@@ -1,7 +1,7 @@
 """Conversation history: typed messages, saving and seeding them, and the processors that
 bound what each request sends (a context budget)."""
 
-from autobyteus_like.history.history_messages import (
+from autobyteus_like.history._messages import (
     AssistantMessage,
     HistoryMessage,
     SystemMessage,
@@ -11,7 +11,7 @@ from autobyteus_like.history.history_messages import (
     history_to_json,
     parse_history,
 )
-from autobyteus_like.history.processors import (
+from autobyteus_like.history._processors import (
     HistoryProcessor,
     ProcessorContext,
     keep_last_turns,

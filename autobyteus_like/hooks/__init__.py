@@ -11,7 +11,7 @@ Implementations see the turn and its calls through ``TurnView`` and ``CallView``
 agent's context), so nothing here or in them imports the turn machine.
 """
 
-from autobyteus_like.hooks.composite import CompositeHooks, compose
-from autobyteus_like.hooks.protocol import AgentHooks, CallKind, CallView, TurnView
+from autobyteus_like.hooks._composite import CompositeHooks, compose
+from autobyteus_like.hooks._protocol import AgentHooks, CallKind, CallView, TurnView
 
 __all__ = ["AgentHooks", "CallKind", "CallView", "CompositeHooks", "TurnView", "compose"]

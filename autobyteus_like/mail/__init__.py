@@ -3,14 +3,14 @@ members: ``send_message_to`` and the one answer to an undeliverable message (``m
 the ``MailRoom`` that delivers, counts messages in flight and says when the team is quiet, and
 its events (``MessageDelivered``, ``TeamQuiescent``)."""
 
-from autobyteus_like.mail.mail_events import MessageDelivered, TeamQuiescent
-from autobyteus_like.mail.mail_room import Mailbox, MailRoom
-from autobyteus_like.mail.messaging import (
+from autobyteus_like.mail._events import MessageDelivered, TeamQuiescent
+from autobyteus_like.mail._messaging import (
     SEND_MESSAGE_TOOL,
     Router,
     check_recipient,
     send_message_tool,
 )
+from autobyteus_like.mail._room import Mailbox, MailRoom
 
 __all__ = [
     "SEND_MESSAGE_TOOL",

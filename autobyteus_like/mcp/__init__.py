@@ -6,7 +6,7 @@ face above this package (``autobyteus_like.serving``).
 Importing this package loads neither the SDK nor ``jsonschema``; starting a toolset does.
 """
 
-from autobyteus_like.mcp.server_config import MCPServerConfig
-from autobyteus_like.mcp.toolset import MCPToolset
+from autobyteus_like.mcp._server_config import MCPServerConfig
+from autobyteus_like.mcp._toolset import MCPToolset
 
 __all__ = ["MCPServerConfig", "MCPToolset"]

@@ -1,8 +1,8 @@
 """Reading tool calls back out of LLM text, streamed, one state machine per format; the
 format is given to them (by name in ``autobyteus_like.formats``, the layer above)."""
 
-from autobyteus_like.parsers.format_parser import FormatParser
-from autobyteus_like.parsers.parse_events import (
+from autobyteus_like.parsers._base import FormatParser
+from autobyteus_like.parsers._parse_events import (
     ParseErrorInfo,
     ParseEvent,
     ParseResult,
@@ -11,8 +11,8 @@ from autobyteus_like.parsers.parse_events import (
     ToolCallFailed,
     ToolCallStarted,
 )
-from autobyteus_like.parsers.streaming import StreamingToolCallParser
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.parsers._streaming import StreamingToolCallParser
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 
 __all__ = [
     "FormatParser",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autobyteus_like.runtime.runtime_config import (
+from autobyteus_like.runtime._config import (
     LocalRuntime,
     MemberResources,
     RayRuntime,
@@ -17,8 +17,8 @@ from autobyteus_like.runtime.runtime_config import (
 )
 
 if TYPE_CHECKING:
-    from autobyteus_like.mail.mail_room import MailRoom
-    from autobyteus_like.runtime.backend import Backend
+    from autobyteus_like.mail._room import MailRoom
+    from autobyteus_like.runtime._backend import Backend
 
 __all__ = ["LocalRuntime", "MemberResources", "RayRuntime", "RuntimeConfig", "open_backend"]
 
@@ -27,12 +27,12 @@ def open_backend(runtime: LocalRuntime | RayRuntime, mail: MailRoom,
                  member_resources: dict[str, MemberResources] | None = None) -> Backend:
     """The backend for ``runtime``, delivering through ``mail`` (the team's mail room)."""
     if isinstance(runtime, RayRuntime):
-        from autobyteus_like.extras import require_extra
+        from autobyteus_like._extras import require_extra
 
         require_extra("ray", "runtime: {backend: ray}")
-        from autobyteus_like.runtime.ray_backend import RayBackend
+        from autobyteus_like.runtime._ray_backend import RayBackend
 
         return RayBackend(runtime, mail, member_resources or {})
-    from autobyteus_like.runtime.local import LocalBackend
+    from autobyteus_like.runtime._local import LocalBackend
 
     return LocalBackend(mail)

@@ -14,7 +14,7 @@ their ``Session`` (``session``), never the store behind it.
 
 from __future__ import annotations
 
-from autobyteus_like.store.records import (
+from autobyteus_like.store._records import (
     CallRecord,
     CallState,
     MailRecord,
@@ -23,8 +23,8 @@ from autobyteus_like.store.records import (
     SessionInfo,
     TurnRecord,
 )
-from autobyteus_like.store.session import Session
-from autobyteus_like.store.session_store import SessionStore, open_store, process_owner
+from autobyteus_like.store._session import Session
+from autobyteus_like.store._store import SessionStore, open_store, process_owner
 
 __all__ = [
     "CallRecord",

@@ -2,9 +2,9 @@
 session and usage. Its mail (``send_message_to``, delivery, quiescence) is the mail room below
 (``autobyteus_like.mail``), which the runtimes that host its members share."""
 
-from autobyteus_like.mail.mail_events import MessageDelivered, TeamQuiescent
-from autobyteus_like.team.team import AgentTeam
-from autobyteus_like.team.team_config import SEND_MESSAGE_TOOL, TeamConfig
+from autobyteus_like.mail._events import MessageDelivered, TeamQuiescent
+from autobyteus_like.team._config import SEND_MESSAGE_TOOL, TeamConfig
+from autobyteus_like.team._team import AgentTeam
 
 __all__ = [
     "SEND_MESSAGE_TOOL",

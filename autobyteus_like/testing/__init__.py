@@ -3,7 +3,7 @@
 Kept out of ``import autobyteus_like``; import it from tests.
 """
 
-from autobyteus_like.testing.simulation import SimulatedTeam, scripted_team
-from autobyteus_like.testing.transcript import Transcript
+from autobyteus_like.testing._simulation import SimulatedTeam, scripted_team
+from autobyteus_like.testing._transcript import Transcript
 
 __all__ = ["SimulatedTeam", "Transcript", "scripted_team"]

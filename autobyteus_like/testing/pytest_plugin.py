@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from autobyteus_like.testing.simulation import SimulatedTeam
-from autobyteus_like.testing.simulation import scripted_team as _scripted_team
+from autobyteus_like.testing._simulation import SimulatedTeam
+from autobyteus_like.testing._simulation import scripted_team as _scripted_team
 
 __all__ = ["scripted_team"]
 

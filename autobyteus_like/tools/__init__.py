@@ -7,14 +7,14 @@ from autobyteus_like.errors import (
     ToolFailure,
     UnknownToolError,
 )
-from autobyteus_like.tools.base_tool import BaseTool
-from autobyteus_like.tools.decorator import tool
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.image_content import ImageContent
-from autobyteus_like.tools.invocation import ErrorCode, ToolErrorInfo, ToolInvocation, ToolResult
-from autobyteus_like.tools.registry import ToolRegistry
-from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools._base import BaseTool
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._image_content import ImageContent
+from autobyteus_like.tools._invocation import ErrorCode, ToolErrorInfo, ToolInvocation, ToolResult
+from autobyteus_like.tools._registry import ToolRegistry
+from autobyteus_like.tools._sandbox import SandboxPolicy
 
 
 def builtin_tools() -> ToolRegistry:

@@ -5,7 +5,7 @@ nothing of OpenTelemetry; spans are made only when an SDK is
 configured (``configure_tracing``, or one's own) or a ``Tracing(provider=...)`` is given.
 """
 
-from autobyteus_like.tracing.settings import CONTENT_SWITCH, SpanDirectory, Tracing
-from autobyteus_like.tracing.setup import configure_tracing
+from autobyteus_like.tracing._settings import CONTENT_SWITCH, SpanDirectory, Tracing
+from autobyteus_like.tracing._setup import configure_tracing
 
 __all__ = ["CONTENT_SWITCH", "SpanDirectory", "Tracing", "configure_tracing"]

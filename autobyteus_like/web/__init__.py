@@ -6,8 +6,8 @@ with one panel per member, the calls each made in order with their arguments and
 calls waiting for a person, Stop, and the run's usage and cost.
 """
 
-from autobyteus_like.web.app import build_app
-from autobyteus_like.web.web_server import serve_web
-from autobyteus_like.web.web_team import WebTeam
+from autobyteus_like.web._app import build_app
+from autobyteus_like.web._server import serve_web
+from autobyteus_like.web._team import WebTeam
 
 __all__ = ["WebTeam", "build_app", "serve_web"]

@@ -142,7 +142,7 @@ def test_leaving_the_block_waits_for_a_tool_body_that_ends_before_its_deadline()
 def test_a_new_run_goes_on_from_the_conversation_or_rewound_from_where_its_run_began():
     """Without a session: a new run keeps the conversation as it stands; ``rewind`` puts it
     back as the run before began (the first run's start: the config's history)."""
-    from autobyteus_like.history.history_messages import AssistantMessage, UserMessage
+    from autobyteus_like.history._messages import AssistantMessage, UserMessage
 
     seed = [UserMessage(content="My name is Ada."), AssistantMessage(content="Hello Ada.")]
     llm = ScriptedLLM(["(seed)", "one", "two", "three", "four"])

@@ -9,10 +9,10 @@ from datetime import date
 from pathlib import Path
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.agent.call_results import success_result
+from autobyteus_like.agent._call_results import success_result
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.store import Session
-from autobyteus_like.tools.invocation import ToolInvocation
+from autobyteus_like.tools._invocation import ToolInvocation
 
 BIG = 5_000_000
 

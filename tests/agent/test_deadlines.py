@@ -7,8 +7,8 @@ import threading
 import time
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.agent.deadlines import Deadlines
-from autobyteus_like.agent.fast_inbox import DEADLINES_DUE, DeadlineInbox
+from autobyteus_like.agent._deadlines import Deadlines
+from autobyteus_like.agent._fast_inbox import DEADLINES_DUE, DeadlineInbox
 
 
 def test_an_entry_fires_once_when_due_and_not_before():

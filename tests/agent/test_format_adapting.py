@@ -7,8 +7,8 @@ from __future__ import annotations
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.events import AssistantTextDelta, LLMAdapted, LLMResponseCompleted
 from autobyteus_like.llm import NativeToolCall, TokenUsage
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._scripted import ScriptedReply
 from tests.llm.replay_server import Failure, ReplayServer, Stream
 
 sums: list[int] = []

@@ -13,7 +13,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.events import AgentErrorOccurred, TurnCompleted
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
 
 DIGITS = "9" * 5_000  # more than Python's int() converts
 RECEIVED: list[str] = []

@@ -7,10 +7,10 @@ import json
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.events import LLMResponseCompleted, ToolCallParseFailed
-from autobyteus_like.handlers.llm_response_handler import CUT_OFF
+from autobyteus_like.handlers._llm_response import CUT_OFF
 from autobyteus_like.llm import NativeToolCall, ScriptedReply
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._openai import OpenAILLM
 from tests.llm.replay_server import ReplayServer, Stream, fixture
 
 

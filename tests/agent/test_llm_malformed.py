@@ -9,7 +9,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, AgentTurnError
 from autobyteus_like.events import LLMRequestFailed, LLMResponseCompleted
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from tests.agent.event_waits import wait_for
 from tests.llm.replay_server import Recorded, ReplayServer
 

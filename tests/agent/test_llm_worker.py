@@ -7,8 +7,9 @@ import threading
 from collections.abc import Callable
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.agent import llm_worker, tool_runner
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.agent import _llm_worker as llm_worker
+from autobyteus_like.agent import _tool_runner as tool_runner
+from autobyteus_like.llm._messages import LLMRequest
 
 
 def test_an_idle_agent_gives_back_its_llm_and_tool_threads_and_takes_new_ones(monkeypatch):

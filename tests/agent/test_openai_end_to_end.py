@@ -10,7 +10,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, AgentStoppedError
 from autobyteus_like.events import LLMChunkReceived, LLMResponseCompleted
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from tests.agent.event_waits import wait_for
 from tests.llm.provider_helpers import add, fs_read
 from tests.llm.replay_server import ReplayServer, Stream, fixture

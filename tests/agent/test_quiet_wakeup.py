@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.agent.quiet_wakeup import wake_quietly
+from autobyteus_like.agent._quiet_wakeup import wake_quietly
 
 
 def _policy_can_be_set() -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from autobyteus_like.agent.subscription import AsyncEventSubscription, EventPublisher
+from autobyteus_like.agent._subscription import AsyncEventSubscription, EventPublisher
 from autobyteus_like.events import AgentErrorOccurred
 
 

@@ -9,9 +9,9 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.llm import NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
-from autobyteus_like.team.team_config import TeamConfig
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.llm._scripted import ScriptedReply
+from autobyteus_like.team._config import TeamConfig
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 
 ran: list[tuple[str, int]] = []
 

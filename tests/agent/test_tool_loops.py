@@ -10,8 +10,8 @@ import json
 import threading
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
-from autobyteus_like.mcp.loop_thread import LoopThread
-from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.mcp._loop_thread import LoopThread
+from autobyteus_like.tools._definition import ToolDefinition
 
 
 def call(name: str, **arguments: object) -> str:

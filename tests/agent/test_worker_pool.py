@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from autobyteus_like.agent.worker_pool import WorkerPool
+from autobyteus_like.agent._worker_pool import WorkerPool
 
 
 def test_an_idle_thread_ends_and_the_next_job_starts_another():

@@ -5,8 +5,8 @@ import pytest
 
 from autobyteus_like.formats import TEXT_FORMATS, formatter_for, parse_tool_calls
 from autobyteus_like.formatters import build_manifest, demonstration
-from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.formatters._tool_choice import RuledFormatter
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from tests.sample_tools import sample_registry
 
 

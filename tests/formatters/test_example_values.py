@@ -14,7 +14,7 @@ from pydantic import Field
 from autobyteus_like import tool
 from autobyteus_like.formats import TEXT_FORMATS, formatter_for
 from autobyteus_like.formatters import build_manifest
-from autobyteus_like.formatters.example_values import example_arguments
+from autobyteus_like.formatters._example_values import example_arguments
 from autobyteus_like.tools import builtin_tools
 from tests.sample_tools import sample_registry
 

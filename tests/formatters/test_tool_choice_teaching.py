@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from autobyteus_like.formats import formatter_for
-from autobyteus_like.formatters.manifest import build_manifest
-from autobyteus_like.formatters.tool_choice_teaching import RuledFormatter
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.formatters._manifest import build_manifest
+from autobyteus_like.formatters._tool_choice import RuledFormatter
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from tests.sample_tools import everything, write_file
 
 

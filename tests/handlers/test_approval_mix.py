@@ -10,9 +10,9 @@ from collections import Counter
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived
-from autobyteus_like.history.history_messages import ToolResultsMessage
+from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
 ran: Counter[str] = Counter()
 

@@ -13,8 +13,8 @@ from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM
 from autobyteus_like.errors import ModelRetry, OutputValidationError
 from autobyteus_like.events import TurnCompleted
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.llm.messages import NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.llm._messages import NativeToolCall
+from autobyteus_like.llm._scripted import ScriptedReply
 from autobyteus_like.output import FINAL_RESULT
 from autobyteus_like.tools import tool
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autobyteus_like import ToolInvocation, ToolResult, tool
-from autobyteus_like.handlers import scheduling
-from autobyteus_like.handlers.scheduling import SlotState, TurnSchedule
+from autobyteus_like.handlers import _scheduling as scheduling
+from autobyteus_like.handlers._scheduling import SlotState, TurnSchedule
 
 
 @tool
@@ -133,7 +133,7 @@ def test_whatever_order_calls_finish_in_every_call_runs_once_and_barriers_hold(
 
 
 def python_steps_in_scheduling(run: Callable[[], None]) -> int:
-    """How many lines of ``handlers/scheduling.py`` ``run`` executes (its generator
+    """How many lines of ``handlers/_scheduling.py`` ``run`` executes (its generator
     expressions and comprehensions included): a count of the schedule's own work that is the
     same on a quiet machine and a loaded one, where a timing is not."""
     source = scheduling.__file__

@@ -17,8 +17,8 @@ ROOT = Path(autobyteus_like.__file__).parent
 WATCHERS = ("hook", "session", "store", "meter", "tracer", "span", "journal", "writer", "log")
 """What a handler must never ask about: all of it is behind ``ctx.hooks``."""
 TURN_ENDINGS = {"complete_turn", "end_run", "run_over", "refuse"}
-"""The turn machine's own ways to end a turn or a run (handlers/turn_steps.py, run_end.py)."""
-DRIVER = "agent/actor.py"
+"""The turn machine's own ways to end a turn or a run (handlers/_turn_steps.py, run_end.py)."""
+DRIVER = "agent/_actor.py"
 
 
 def _trees(under: str | None = None) -> dict[str, ast.AST]:

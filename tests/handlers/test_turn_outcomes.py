@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, UsageLimits, tool
 from autobyteus_like.errors import AutobyteusLikeError, UsageLimitExceededError
 from autobyteus_like.events import ApprovalRequested
-from autobyteus_like.history.history_messages import ToolResultsMessage
+from autobyteus_like.history._messages import ToolResultsMessage
 
 OUTCOMES = ["ok", "raises", "unknown", "bad_args", "approved", "denied"]
 EXPECTED = {"ok": None, "raises": "any", "unknown": "UNKNOWN_TOOL", "bad_args": "INVALID_ARGS",

@@ -6,12 +6,12 @@ rest are asked about again; an answer ends the turn; otherwise the next request 
 from __future__ import annotations
 
 from autobyteus_like import ToolRegistry, tool
-from autobyteus_like.handlers.scheduling import SlotState
-from autobyteus_like.handlers.turn_resume import resumed_turn
-from autobyteus_like.llm.messages import Message
-from autobyteus_like.store.records import CallState, TurnRecord
-from autobyteus_like.store.restore import SnapshotCall, TurnSnapshot
-from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
+from autobyteus_like.handlers._scheduling import SlotState
+from autobyteus_like.handlers._turn_resume import resumed_turn
+from autobyteus_like.llm._messages import Message
+from autobyteus_like.store._records import CallState, TurnRecord
+from autobyteus_like.store._restore import SnapshotCall, TurnSnapshot
+from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
 
 
 @tool

@@ -9,11 +9,11 @@ import threading
 from typing import Any
 
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.history.outgoing import ShapedLLM
-from autobyteus_like.history.replay import sendable
-from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.llm.scripted import ScriptedLLM
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like.history._outgoing import ShapedLLM
+from autobyteus_like.history._replay import sendable
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.llm._scripted import ScriptedLLM
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
 
 def _exchange(n: int) -> list[Message]:

@@ -20,10 +20,10 @@ from autobyteus_like.history import (
     summarize_older,
     token_budget,
 )
-from autobyteus_like.history.tokens import MESSAGE_OVERHEAD, estimate_tokens, openai_counter
-from autobyteus_like.llm.base import LLM
-from autobyteus_like.llm.messages import LLMChunk, LLMRequest, NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.history._tokens import MESSAGE_OVERHEAD, estimate_tokens, openai_counter
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest, NativeToolCall
+from autobyteus_like.llm._scripted import ScriptedReply
 from autobyteus_like.tools import tool
 
 BUDGET = 1500
@@ -91,7 +91,7 @@ def test_a_200_turn_chat_stays_under_its_token_budget_with_no_orphan_result():
 
 
 def test_a_durable_session_stores_everything_while_requests_are_shaped(tmp_path):
-    from autobyteus_like.store.session import Session
+    from autobyteus_like.store._session import Session
 
     llm = ScriptedLLM([_chat_reply] * 20, provider="openai")
     config = AgentConfig(name="chat", llm=llm, tools=[note], tool_format="native",

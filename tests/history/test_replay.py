@@ -8,16 +8,16 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.formats.by_name import parse_tool_calls
+from autobyteus_like.formats._by_name import parse_tool_calls
 from autobyteus_like.history import (
     AssistantMessage,
     ToolResultsMessage,
     UserMessage,
     history_from_json,
 )
-from autobyteus_like.history.replay import from_history, sendable, to_history
-from autobyteus_like.llm.messages import NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.history._replay import from_history, sendable, to_history
+from autobyteus_like.llm._messages import NativeToolCall
+from autobyteus_like.llm._scripted import ScriptedReply
 from autobyteus_like.tools import tool
 
 FORMATS = ["xml", "json", "openai", "gemini", "execute", "tool_call", "native"]
@@ -132,7 +132,7 @@ def test_to_history_reads_text_format_results_as_results():
 
 def test_a_broken_history_is_refused_saying_where():
     from autobyteus_like import ConfigError, history_from_json
-    from autobyteus_like.history.replay import history_problems
+    from autobyteus_like.history._replay import history_problems
 
     orphan = [UserMessage(content="hi"),
               ToolResultsMessage(results=[{"invocation_id": "x1", "tool_name": "add",
@@ -153,7 +153,7 @@ def test_a_broken_history_is_refused_saying_where():
 
 
 def test_a_session_keeps_a_seeded_conversation_and_a_restart_goes_on_from_it(tmp_path):
-    from autobyteus_like.store.session import Session
+    from autobyteus_like.store._session import Session
 
     seed = [UserMessage(content="My name is Ada."), AssistantMessage(content="Hello Ada.")]
     url = str(tmp_path / "s.db")

@@ -17,7 +17,7 @@ from autobyteus_like import Agent, AgentConfig, AgentHooks, ScriptedLLM, ToolCon
 from autobyteus_like.agent import EventSubscription
 from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError
 from autobyteus_like.events import AgentErrorOccurred, AgentEvent, ApprovalRequested
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 
 POINTS = ["message_received", "turn_started", "claim", "request_sent", "call_parsed",
           "response_received", "response_completed", "call_pending", "call_waiting",
@@ -305,7 +305,7 @@ class Order(AgentHooks):
 
 @pytest.mark.parametrize("execution", ["parallel", "sequential"])
 def test_hooks_see_each_call_once_and_in_its_order_whatever_order_calls_finish(execution):
-    from autobyteus_like.history.history_messages import ToolResultsMessage
+    from autobyteus_like.history._messages import ToolResultsMessage
 
     fast_done = threading.Event()
 

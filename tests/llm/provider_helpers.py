@@ -9,9 +9,9 @@ from typing import Any
 
 from autobyteus_like import tool
 from autobyteus_like.llm import LLM, LLMRequest, NativeToolCall, TokenUsage
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._gemini import GeminiLLM
+from autobyteus_like.llm._openai import OpenAILLM
 from tests.llm.replay_server import ReplayServer
 
 

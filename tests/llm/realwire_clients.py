@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from autobyteus_like import tool
 from autobyteus_like.llm import LLM
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._gemini import GeminiLLM
+from autobyteus_like.llm._openai import OpenAILLM
 from autobyteus_like.tools import ToolDefinition
 from tests.llm.replay_server import ReplayServer
 

@@ -9,9 +9,9 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.llm import LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
 from autobyteus_like.tools import ToolInvocation, ToolResult
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from tests.llm.provider_helpers import add, collect, fs_read
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture
 
@@ -134,7 +134,7 @@ def test_message_delta_usage_is_cumulative_and_wins_over_message_start():
     (the figure the recording of such a turn states); the delta's counts win."""
     from types import SimpleNamespace
 
-    from autobyteus_like.llm.anthropic_wire import AnthropicUsage
+    from autobyteus_like.llm._anthropic_wire import AnthropicUsage
 
     usage = AnthropicUsage()
     usage.add(SimpleNamespace(input_tokens=702, output_tokens=1, cache_read_input_tokens=0))

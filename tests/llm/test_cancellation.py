@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autobyteus_like.llm import LLM, LLMRequest, Message
-from autobyteus_like.llm.cancellation import Cancellation
+from autobyteus_like.llm._cancellation import Cancellation
 from tests.llm.provider_helpers import PROVIDERS, openai_on
 from tests.llm.replay_server import Failure, Hang, ReplayServer, Stream, fixture
 

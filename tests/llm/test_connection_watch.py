@@ -7,8 +7,8 @@ import httpx2
 import pytest
 
 from autobyteus_like.errors import LLMError
-from autobyteus_like.llm.cancellation import Cancellation
-from autobyteus_like.llm.connection_watch import ConnectionWatch, client_options
+from autobyteus_like.llm._cancellation import Cancellation
+from autobyteus_like.llm._connection_watch import ConnectionWatch, client_options
 from tests.llm.replay_server import Hang, Recorded, ReplayServer
 
 

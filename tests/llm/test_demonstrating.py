@@ -2,9 +2,9 @@
 
 import threading
 
-from autobyteus_like.llm.demonstrating import DemonstratingLLM
-from autobyteus_like.llm.messages import LLMRequest, Message
-from autobyteus_like.llm.scripted import ScriptedLLM
+from autobyteus_like.llm._demonstrating import DemonstratingLLM
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.llm._scripted import ScriptedLLM
 
 
 def _text(llm, request):

@@ -14,10 +14,10 @@ from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.errors import ConfigError, LLMError
 from autobyteus_like.events import LLMModelSwitched
 from autobyteus_like.llm import LLMRequest, Message
-from autobyteus_like.llm.fallback import FallbackLLM, fallback_reason
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.spec import LLMSpec
-from autobyteus_like.usage.prices import ModelPrice, PriceTable
+from autobyteus_like.llm._fallback import FallbackLLM, fallback_reason
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._spec import LLMSpec
+from autobyteus_like.usage._prices import ModelPrice, PriceTable
 from tests.llm.provider_helpers import add, anthropic_on, collect, fs_read, openai_on
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture
 
@@ -181,7 +181,7 @@ def test_the_live_view_and_the_json_view_show_a_switch():
 
     from rich.console import Console
 
-    from autobyteus_like.cli_view import RichView, event_json
+    from autobyteus_like.cli._view import RichView, event_json
     from autobyteus_like.events import LLMResponseCompleted
 
     out = io.StringIO()

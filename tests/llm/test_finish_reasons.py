@@ -1,6 +1,6 @@
 """One finish vocabulary for every provider; what has no common meaning is kept as given."""
 
-from autobyteus_like.llm import finish_reasons
+from autobyteus_like.llm import _finish_reasons as finish_reasons
 
 
 def test_each_providers_names_for_the_common_cases():

@@ -9,8 +9,8 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.llm import LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.llm._gemini import GeminiLLM
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from tests.llm.provider_helpers import add, collect, fs_read
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture
 
@@ -102,7 +102,7 @@ def test_rate_limits_are_retried_and_missing_setup_is_explained(monkeypatch):
 def test_thinking_tokens_count_as_output_as_other_providers_count_reasoning():
     from types import SimpleNamespace
 
-    from autobyteus_like.llm.gemini_llm import _usage
+    from autobyteus_like.llm._gemini import _usage
 
     metadata = SimpleNamespace(prompt_token_count=100, tool_use_prompt_token_count=20,
                                candidates_token_count=30, thoughts_token_count=70,

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ImageContent, tool
-from autobyteus_like.agent.call_results import success_result
+from autobyteus_like.agent._call_results import success_result
 from autobyteus_like.errors import LLMError
-from autobyteus_like.hooks.session_writer import message_data
+from autobyteus_like.hooks._session_writer import message_data
 from autobyteus_like.llm import LLM, LLMRequest, Message
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.openai_responses_llm import OpenAIResponsesLLM
-from autobyteus_like.store.records import MessageRecord
-from autobyteus_like.store.restore import message_from
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._openai_responses import OpenAIResponsesLLM
+from autobyteus_like.store._records import MessageRecord
+from autobyteus_like.store._restore import message_from
 from autobyteus_like.tools import ToolInvocation
-from autobyteus_like.tools.image_content import MAX_IMAGE_BYTES
+from autobyteus_like.tools._image_content import MAX_IMAGE_BYTES
 from tests.llm.provider_helpers import anthropic_on, gemini_on, openai_on
 from tests.llm.replay_server import Recorded, ReplayServer, Stream, fixture
 from tests.llm.test_openai_responses_llm import recorded

@@ -12,8 +12,8 @@ import pytest
 
 from autobyteus_like.errors import LLMError
 from autobyteus_like.llm import LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from tests.llm.provider_helpers import add
 from tests.llm.replay_server import Failure, Recorded, ReplayServer, Stream
 

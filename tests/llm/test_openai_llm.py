@@ -9,7 +9,7 @@ import openai
 import pytest
 
 from autobyteus_like.llm import LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from autobyteus_like.tools import ErrorCode, ToolInvocation, ToolResult
 from tests.llm.provider_helpers import add, collect, fs_read
 from tests.llm.replay_server import Failure, ReplayServer, Stream, fixture

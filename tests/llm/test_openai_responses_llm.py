@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, tool
-from autobyteus_like.hooks.session_writer import message_data
+from autobyteus_like.hooks._session_writer import message_data
 from autobyteus_like.llm import LLMChunk, LLMError, LLMRequest, Message, NativeToolCall, TokenUsage
-from autobyteus_like.llm.openai_responses_llm import OpenAIResponsesLLM
+from autobyteus_like.llm._openai_responses import OpenAIResponsesLLM
 from autobyteus_like.store import Session
-from autobyteus_like.store.records import MessageRecord
-from autobyteus_like.store.restore import message_from
+from autobyteus_like.store._records import MessageRecord
+from autobyteus_like.store._restore import message_from
 from autobyteus_like.tools import ToolInvocation, ToolResult
 from tests.llm.realwire import sse_events
 from tests.llm.realwire_clients import declared
@@ -312,7 +312,7 @@ def test_a_resumed_session_sends_the_stored_reasoning_back(tmp_path: Path):
 
 
 def test_a_members_call_rules_in_the_responses_shape():
-    from autobyteus_like.tools.call_rules import CallRules, ToolChoice
+    from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 
     tools = declared(["fs.read", "add"])
     named = LLMRequest("", (Message("user", "go"),), tools=tools,

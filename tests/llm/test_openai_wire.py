@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autobyteus_like.llm import NativeToolCall
-from autobyteus_like.llm.openai_wire import OpenAIToolCallDecoder
-from autobyteus_like.llm.wire_names import WireNames
+from autobyteus_like.llm._openai_wire import OpenAIToolCallDecoder
+from autobyteus_like.llm._wire_names import WireNames
 
 
 def delta(index: int, *, id: str | None = None, name: str | None = None,

@@ -16,9 +16,9 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.llm import LLM, LLMRequest, Message, TokenUsage
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.openai_responses_llm import OpenAIResponsesLLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._openai_responses import OpenAIResponsesLLM
 from tests.llm.provider_helpers import add, anthropic_on, fs_read, gemini_on, openai_on
 from tests.llm.replay_server import Recorded, ReplayServer, Stream, fixture
 from tests.llm.test_openai_responses_llm import get_capital, recorded

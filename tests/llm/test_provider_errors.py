@@ -13,9 +13,9 @@ import openai
 import pytest
 
 from autobyteus_like.llm import LLMError, LLMRequest, Message
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._gemini import GeminiLLM
+from autobyteus_like.llm._openai import OpenAILLM
 from tests.llm.provider_helpers import PROVIDERS, collect
 from tests.llm.replay_server import Failure, Hang, Recorded, ReplayServer, Stream, fixture
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autobyteus_like.llm.retry_policy import RetryPolicy
+from autobyteus_like.llm._retry_policy import RetryPolicy
 
 
 def test_backoff_doubles_with_jitter_up_to_the_cap():

@@ -9,7 +9,7 @@ import httpx2
 import openai
 import pytest
 
-from autobyteus_like.llm.sdk_failures import read_stainless
+from autobyteus_like.llm._sdk_failures import read_stainless
 
 REQUEST = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions?key=secret")
 

@@ -3,10 +3,10 @@
 import pytest
 
 from autobyteus_like.llm import ScriptedLLM
-from autobyteus_like.llm.anthropic_llm import AnthropicLLM
-from autobyteus_like.llm.gemini_llm import GeminiLLM
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.spec import LLMSpec
+from autobyteus_like.llm._anthropic import AnthropicLLM
+from autobyteus_like.llm._gemini import GeminiLLM
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._spec import LLMSpec
 
 
 def test_each_provider_gets_its_settings(monkeypatch):

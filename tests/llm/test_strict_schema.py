@@ -13,8 +13,8 @@ from pydantic import Field
 from autobyteus_like import Agent, AgentConfig, tool
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.llm import LLMRequest, Message
-from autobyteus_like.llm.openai_llm import OpenAILLM
-from autobyteus_like.llm.strict_schema import strict_schema
+from autobyteus_like.llm._openai import OpenAILLM
+from autobyteus_like.llm._strict_schema import strict_schema
 from tests.llm.replay_server import ReplayServer, Stream
 
 

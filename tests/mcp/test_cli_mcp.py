@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from tests.mcp.server_processes import RAW_SERVER
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM, ToolArgumentError
 from autobyteus_like.events import ApprovalRequested, ToolCallParsed
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.definition import _NAME
+from autobyteus_like.tools._definition import _NAME
 from tests.mcp.server_processes import RAW_SERVER
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from autobyteus_like import ToolFailure
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.mcp.http_transport import SDK_SSE_EVENT_BYTES
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.mcp._http_transport import SDK_SSE_EVENT_BYTES
+from autobyteus_like.tools._invocation import ErrorCode
 from tests.mcp.server_processes import sdk_http, wait_until
 
 

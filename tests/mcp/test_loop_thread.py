@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from autobyteus_like.mcp.loop_thread import LoopThread
+from autobyteus_like.mcp._loop_thread import LoopThread
 
 
 def test_results_errors_and_cancellation_cross_the_bridge():

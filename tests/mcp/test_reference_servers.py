@@ -11,7 +11,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolArgumentError, ToolFailure
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.image_content import ImageContent as Image
+from autobyteus_like.tools._image_content import ImageContent as Image
 from tests.mcp.server_processes import wait_until
 
 

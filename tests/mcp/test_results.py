@@ -16,9 +16,9 @@ from mcp.types import (
 )
 
 from autobyteus_like.errors import ToolFailure
-from autobyteus_like.mcp.results import result_content
-from autobyteus_like.tools.image_content import ImageContent as Image
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.mcp._results import result_content
+from autobyteus_like.tools._image_content import ImageContent as Image
+from autobyteus_like.tools._invocation import ErrorCode
 
 
 def shown(*content, structured=None, error=False, limit=100_000):

@@ -7,8 +7,8 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autobyteus_like.mcp.schema_guard import schema_problem
-from autobyteus_like.tools.definition import ToolDefinition
+from autobyteus_like.mcp._schema_guard import schema_problem
+from autobyteus_like.tools._definition import ToolDefinition
 
 
 def _bomb(levels: int) -> dict:

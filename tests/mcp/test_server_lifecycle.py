@@ -14,7 +14,7 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ConfigError, ScriptedLLM, ToolFailure
 from autobyteus_like.mcp import MCPToolset
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools._invocation import ErrorCode
 from tests.mcp.server_processes import RAW_SERVER, alive, children_of, sdk_stdio, wait_until
 
 

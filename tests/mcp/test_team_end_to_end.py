@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autobyteus_like import Agent, AgentConfig, AgentTeam
 from autobyteus_like.events import ApprovalRequested
-from autobyteus_like.llm.openai_llm import OpenAILLM
+from autobyteus_like.llm._openai import OpenAILLM
 from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.team import TeamQuiescent
 from tests.llm.replay_server import ReplayServer, Stream

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autobyteus_like.mcp.tool_names import local_tool_name
-from autobyteus_like.tools.definition import _NAME
+from autobyteus_like.mcp._tool_names import local_tool_name
+from autobyteus_like.tools._definition import _NAME
 
 
 def test_a_legal_name_is_kept_under_the_server_namespace():

@@ -11,11 +11,11 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolArgumentError, ToolFailure
 from autobyteus_like.formats import formatter_for, parse_tool_calls
 from autobyteus_like.formatters import build_manifest
-from autobyteus_like.formatters.example_values import example_arguments
+from autobyteus_like.formatters._example_values import example_arguments
 from autobyteus_like.mcp import MCPToolset
 from autobyteus_like.tools import ToolRegistry
-from autobyteus_like.tools.image_content import ImageContent as Image
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools._image_content import ImageContent as Image
+from autobyteus_like.tools._invocation import ErrorCode
 from tests.mcp.server_processes import RAW_SERVER, sdk_stdio
 
 TEXT_FORMATS = ("openai", "gemini", "json", "xml", "execute", "tool_call")

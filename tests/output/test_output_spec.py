@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.output import FINAL_RESULT, OutputSpec
 

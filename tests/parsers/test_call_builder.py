@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from autobyteus_like.parsers.call_builder import CallBuilder
-from autobyteus_like.tools.invocation import ToolInvocation
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.parsers._call_builder import CallBuilder
+from autobyteus_like.tools._invocation import ToolInvocation
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 
 
 def test_a_built_call_is_the_invocation_the_model_makes() -> None:

@@ -4,11 +4,11 @@ required call missing is asked for once per turn."""
 from __future__ import annotations
 
 from autobyteus_like.formats import builtin_format
-from autobyteus_like.parsers.call_policy import CallPolicy
-from autobyteus_like.parsers.parse_events import ParseResult
-from autobyteus_like.tools.call_rules import CallRules, ToolChoice
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.parsers._call_policy import CallPolicy
+from autobyteus_like.parsers._parse_events import ParseResult
+from autobyteus_like.tools._call_rules import CallRules, ToolChoice
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._registry import ToolRegistry
 from tests.sample_tools import write_file
 
 CALL = '{"name": "write_file", "arguments": {"path": "a", "content": "b"}}'

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like.formats import parse_tool_calls
-from autobyteus_like.parsers.parse_events import ParseResult
+from autobyteus_like.parsers._parse_events import ParseResult
 from tests.parsers.chunked_parsing import parse_cut_at
 from tests.sample_tools import write_file
 

@@ -9,9 +9,9 @@ import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
 from autobyteus_like.formats import TEXT_FORMATS, parse_tool_calls
-from autobyteus_like.history.history_messages import ToolResultsMessage
-from autobyteus_like.llm.messages import NativeToolCall
-from autobyteus_like.llm.scripted import ScriptedReply
+from autobyteus_like.history._messages import ToolResultsMessage
+from autobyteus_like.llm._messages import NativeToolCall
+from autobyteus_like.llm._scripted import ScriptedReply
 from tests.parsers.test_properties import CALL_TEMPLATES
 
 FORMATS = [f.value for f in TEXT_FORMATS]

@@ -13,8 +13,8 @@ import pytest
 from autobyteus_like import ToolArgumentError
 from autobyteus_like.formats import parse_tool_calls
 from autobyteus_like.parsers import InvocationIdAllocator
-from autobyteus_like.parsers.call_builder import CallBuilder
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.parsers._call_builder import CallBuilder
+from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 from tests.sample_tools import everything, sample_registry, write_file
 

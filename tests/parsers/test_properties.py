@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like.formats import TEXT_FORMATS, formatter_for, parse_tool_calls
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
 from tests.parsers.chunked_parsing import parse_in_chunks
 from tests.sample_tools import sample_registry
 

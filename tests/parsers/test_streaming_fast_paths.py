@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autobyteus_like.parsers.partial_marker import PartialMarker
+from autobyteus_like.parsers._partial_marker import PartialMarker
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 
 MARKERS = ["<execute>", "<think>", "<TOOL_CALL>", "]]>", "<arg ", "</arguments>"]

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from autobyteus_like.formats import parse_tool_calls
 from autobyteus_like.parsers import ParseResult
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
+from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
 from autobyteus_like.tools import ToolRegistry
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 from tests.parsers.oracle.old_xml_parser import OldXmlToolCallParser
 from tests.sample_tools import sample_registry

@@ -7,7 +7,7 @@ from typing import Any
 
 from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig
 from autobyteus_like.events import AgentEvent
-from autobyteus_like.mail.mail_events import TeamQuiescent
+from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.runtime import RayRuntime
 
 RAY_KINDS = ["ray", "ray-packed"]

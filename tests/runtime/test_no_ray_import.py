@@ -28,7 +28,7 @@ def test_a_local_team_and_a_tool_with_resources_run_without_importing_ray():
 
         assert twice.resources == {"num_cpus": 0.0, "num_gpus": 1.0}
         assert twice.run({"n": 21}) == 42  # without Ray running: in this process
-        print("ray" in sys.modules, "autobyteus_like.runtime.ray_backend" in sys.modules)
+        print("ray" in sys.modules, "autobyteus_like.runtime._ray_backend" in sys.modules)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60)

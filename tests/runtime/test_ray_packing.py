@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like.runtime import MemberResources, RayRuntime
-from autobyteus_like.runtime.ray_packing import pack_members
+from autobyteus_like.runtime._ray_packing import pack_members
 
 NAMES = [f"m{i}" for i in range(7)]
 

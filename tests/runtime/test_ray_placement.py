@@ -11,7 +11,7 @@ import pytest
 
 from autobyteus_like import AgentTeam, ConfigError, ScriptedLLM
 from autobyteus_like.runtime import RayRuntime
-from autobyteus_like.runtime.ray_placement import late_start_reason, missing
+from autobyteus_like.runtime._ray_placement import late_start_reason, missing
 from tests.runtime.scripted_teams import member, team_config
 
 TOTAL = {"CPU": 2.0, "memory": 8e9, "GPU": 1.0}

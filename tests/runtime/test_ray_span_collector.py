@@ -10,9 +10,9 @@ import asyncio
 from opentelemetry.trace import StatusCode
 
 from autobyteus_like.events import AgentEvent
-from autobyteus_like.runtime.ray_records import TurnEnded
-from autobyteus_like.runtime.ray_span_collector import LINGER_S, SpanCollector
-from autobyteus_like.runtime.ray_spans import WAKE, SpansFinished, SpanShipping
+from autobyteus_like.runtime._ray_records import TurnEnded
+from autobyteus_like.runtime._ray_span_collector import LINGER_S, SpanCollector
+from autobyteus_like.runtime._ray_spans import WAKE, SpansFinished, SpanShipping
 
 
 def collector() -> tuple[SpanCollector, list[AgentEvent]]:

@@ -14,9 +14,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Link, SpanContext, SpanKind, StatusCode, TraceFlags
 
 from autobyteus_like.errors import ConfigError
-from autobyteus_like.runtime.ray_span_collector import SpanCollector
-from autobyteus_like.runtime.ray_span_export import driver_spans
-from autobyteus_like.runtime.ray_spans import SpansFinished
+from autobyteus_like.runtime._ray_span_collector import SpanCollector
+from autobyteus_like.runtime._ray_span_export import driver_spans
+from autobyteus_like.runtime._ray_spans import SpansFinished
 from autobyteus_like.tracing import Tracing
 
 

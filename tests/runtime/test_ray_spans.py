@@ -210,8 +210,8 @@ def test_a_host_without_the_sdk_says_which_extra_tracing_needs(monkeypatch):
     import sys
 
     from autobyteus_like.errors import MissingExtraError
-    from autobyteus_like.runtime.ray_host import _collector
-    from autobyteus_like.runtime.ray_spans import SpanShipping
+    from autobyteus_like.runtime._ray_host import _collector
+    from autobyteus_like.runtime._ray_spans import SpanShipping
 
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)
     with pytest.raises(MissingExtraError, match=r"autobyteus-like\[otel\]"):

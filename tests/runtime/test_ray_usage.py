@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from autobyteus_like import TeamConfig, UsageLimits
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 
 def ray_team(limits: dict | None = None, member_limits: dict | None = None) -> dict:

@@ -17,10 +17,10 @@ from autobyteus_like.events import (
     ToolStarted,
     UserMessageReceived,
 )
-from autobyteus_like.mail.mail_events import TeamQuiescent
+from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.runtime import LocalRuntime
 from autobyteus_like.team import AgentTeam
-from autobyteus_like.testing.simulation import scripted_team
+from autobyteus_like.testing._simulation import scripted_team
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))

@@ -14,8 +14,8 @@ import pytest
 from autobyteus_like import AgentTurnError, ToolContext, UsageLimits, tool
 from autobyteus_like.errors import RunRefusedError
 from autobyteus_like.events import AgentEvent, ToolStarted
-from autobyteus_like.llm.messages import LLMRequest
-from autobyteus_like.serving.team_host import TeamHost
+from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.store import Session
 from autobyteus_like.team import TeamConfig
 from tests.runtime.scripted_teams import call, member, team_config

@@ -12,7 +12,7 @@ import pytest
 from autobyteus_like import UsageLimits
 from autobyteus_like.events import AgentEvent, ToolStarted
 from autobyteus_like.runtime import RayRuntime
-from autobyteus_like.serving.team_host import TeamHost
+from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.store import Session
 from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.team_tools import echo, wait

@@ -191,8 +191,8 @@ def test_native_calls_with_provider_ids_and_a_broken_call_resume_as_the_provider
     """What held: a crash while a native call runs, in a response whose other call had broken
     JSON arguments; on resume the provider's ids pair each call with its result (INTERRUPTED,
     PARSE_ERROR) in one tool message, and nothing runs twice."""
-    from autobyteus_like.llm.messages import NativeToolCall
-    from autobyteus_like.llm.scripted import ScriptedReply
+    from autobyteus_like.llm._messages import NativeToolCall
+    from autobyteus_like.llm._scripted import ScriptedReply
 
     tools = Tools()
     replies = [ScriptedReply("", (NativeToolCall("prov_1", "slow", '{"x": 1}'),

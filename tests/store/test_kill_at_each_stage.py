@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
-from autobyteus_like.history.history_messages import ToolResultsMessage
+from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
-from autobyteus_like.tools.invocation import ToolInvocation, ToolResult
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
 FIRST = "".join(json.dumps({"name": "record", "arguments": {"note": n}}) for n in "ab")
 SCRIPT = [FIRST, "done"]

@@ -18,7 +18,7 @@ from autobyteus_like import (
     tool,
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived
-from autobyteus_like.llm.messages import LLMRequest
+from autobyteus_like.llm._messages import LLMRequest
 from autobyteus_like.store import CallState, Session, open_store
 
 

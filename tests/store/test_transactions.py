@@ -12,8 +12,8 @@ import pytest
 
 from autobyteus_like.errors import SessionInUseError, SessionLostError, StoreError
 from autobyteus_like.store import MailRecord, MailState, SessionStore, TurnRecord, open_store
-from autobyteus_like.store.database import PostgresDatabase
-from autobyteus_like.store.schema import MIGRATIONS
+from autobyteus_like.store._database import PostgresDatabase
+from autobyteus_like.store._schema import MIGRATIONS
 
 
 def _hold(store: SessionStore, owner: str) -> None:

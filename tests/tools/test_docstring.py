@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like import tool
-from autobyteus_like.tools.docstring import parse_docstring
+from autobyteus_like.tools._docstring import parse_docstring
 
 GOOGLE = """Copy a file.
 

@@ -2,7 +2,7 @@ import pytest
 from pydantic import ValidationError
 
 from autobyteus_like import ErrorCode, ToolInvocation, ToolResult
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 
 
 def test_models_are_immutable_and_results_carry_errors():
@@ -39,7 +39,7 @@ def test_ids_are_deterministic_and_unique_per_session():
 def test_a_trusted_success_is_what_model_construct_makes():
     import pickle
 
-    from autobyteus_like.tools.image_content import ImageContent
+    from autobyteus_like.tools._image_content import ImageContent
 
     call = ToolInvocation(id="call_1", name="read", arguments={"path": "a"})
     for content, images in [("ok", ()), ({"rows": [1, 2]}, (ImageContent(

@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 
 
 def deeply_nested(depth: int) -> list:

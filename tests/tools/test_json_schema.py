@@ -3,7 +3,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from autobyteus_like import tool
-from autobyteus_like.tools.json_schema import inline_refs, schema_type, strip_titles
+from autobyteus_like.tools._json_schema import inline_refs, schema_type, strip_titles
 
 
 class Tree(BaseModel):

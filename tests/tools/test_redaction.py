@@ -1,5 +1,5 @@
 from autobyteus_like import ErrorCode, ToolInvocation, ToolResult, tool
-from autobyteus_like.tools.redaction import REDACTED, redact_invocation, redact_result
+from autobyteus_like.tools._redaction import REDACTED, redact_invocation, redact_result
 
 
 @tool(result_allowlist=("id",), masked_arguments=("secret",))

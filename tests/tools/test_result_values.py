@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autobyteus_like.tools.result_values import capped
+from autobyteus_like.tools._result_values import capped
 
 
 def test_a_result_cut_before_keeps_its_true_length_when_cut_again():

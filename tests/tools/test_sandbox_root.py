@@ -10,8 +10,8 @@ import pytest
 
 from autobyteus_like import ErrorCode
 from autobyteus_like.tools import SandboxPolicy, ToolContext, ToolFailure, builtin_tools
-from autobyteus_like.tools.sandbox_root import MAX_DEPTH, MAX_SYMLINKS, SandboxRoot
-from autobyteus_like.tools.sandbox_tree import open_directory
+from autobyteus_like.tools._sandbox_root import MAX_DEPTH, MAX_SYMLINKS, SandboxRoot
+from autobyteus_like.tools._sandbox_tree import open_directory
 from tests.tools.sandbox_helpers import bounded, call
 
 

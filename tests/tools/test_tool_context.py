@@ -8,8 +8,8 @@ import pickle
 
 import pytest
 
-from autobyteus_like.tools.sandbox import SandboxPolicy
-from autobyteus_like.tools.tool_context import CancelFlag, ToolContext
+from autobyteus_like.tools._context import CancelFlag, ToolContext
+from autobyteus_like.tools._sandbox import SandboxPolicy
 
 
 def test_each_context_gets_its_own_flag_and_the_default_sandbox() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM
-from autobyteus_like.llm.fallback import FallbackLLM
+from autobyteus_like.llm._fallback import FallbackLLM
 from autobyteus_like.tracing import Tracing
 from tests.llm.provider_helpers import openai_on
 from tests.llm.replay_server import Failure, ReplayServer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from opentelemetry.trace import SpanContext, TraceFlags
 from opentelemetry.trace.span import TraceState
 
-from autobyteus_like.tracing.propagation import carrier_of, parent_from
+from autobyteus_like.tracing._propagation import carrier_of, parent_from
 
 
 def test_a_span_context_crosses_as_w3c_headers_and_comes_back_remote():

@@ -18,7 +18,7 @@ from autobyteus_like import Agent, AgentConfig, AgentTeam, ScriptedLLM, TeamConf
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import ApprovalRequested, ToolCallParsed
 from autobyteus_like.llm import TokenUsage
-from autobyteus_like.tools.invocation import ErrorCode
+from autobyteus_like.tools._invocation import ErrorCode
 from autobyteus_like.tracing import Tracing
 from tests.usage.metered_llm import MeteredLLM
 

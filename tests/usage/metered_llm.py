@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from autobyteus_like import ScriptedLLM
 from autobyteus_like.llm import LLMChunk, LLMRequest, TokenUsage
-from autobyteus_like.llm.scripted import ScriptedResponse
+from autobyteus_like.llm._scripted import ScriptedResponse
 
 
 class MeteredLLM(ScriptedLLM):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autobyteus_like.cli import main
+from autobyteus_like.cli._main import main
 
 SEND = json.dumps({"name": "send_message_to",
                    "arguments": {"recipient_name": "helper", "content": "help"}})

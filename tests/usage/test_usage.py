@@ -160,7 +160,7 @@ def test_usage_a_model_does_not_report_stays_unknown_never_0():
 
 
 def test_a_sum_with_an_unreported_part_is_at_least_what_was_reported():
-    from autobyteus_like.usage.totals import Tally
+    from autobyteus_like.usage._totals import Tally
 
     tally = Tally()
     tally.add_response(120, 30, 0, 0, None, "openai/m", reported=True)

@@ -11,12 +11,12 @@ import time
 import pytest
 
 from autobyteus_like import Agent, AgentConfig, AgentTeam, TeamConfig, tool
-from autobyteus_like.agent.subscription import EventSubscription
+from autobyteus_like.agent._subscription import EventSubscription
 from autobyteus_like.errors import AutobyteusLikeError, UsageLimitExceededError
 from autobyteus_like.events import ToolResultReceived
 from autobyteus_like.llm import TokenUsage
-from autobyteus_like.tools.definition import ToolDefinition
-from autobyteus_like.tools.tool_context import ToolContext
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.usage import UsageLimitReached, UsageLimits
 from tests.usage.metered_llm import MeteredLLM
 

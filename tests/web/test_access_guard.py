@@ -1,6 +1,6 @@
 """Which Host headers a server answers to (the requests themselves: test_app.py)."""
 
-from autobyteus_like.web.access_guard import allowed_hosts
+from autobyteus_like.web._access_guard import allowed_hosts
 
 
 def test_a_loopback_server_answers_to_its_loopback_names_only():

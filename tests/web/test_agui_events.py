@@ -17,10 +17,10 @@ from autobyteus_like.events import (
     ToolCallParsed,
     ToolResultReceived,
 )
-from autobyteus_like.tools.invocation import ErrorCode, ToolInvocation, ToolResult
-from autobyteus_like.usage.report import UsageReport
-from autobyteus_like.usage.totals import UsageTotals
-from autobyteus_like.web.agui_events import AguiRun
+from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
+from autobyteus_like.usage._report import UsageReport
+from autobyteus_like.usage._totals import UsageTotals
+from autobyteus_like.web._agui_events import AguiRun
 
 
 def usage() -> UsageReport:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import anyio
 from ag_ui.core import CustomEvent, RunFinishedEvent, RunStartedEvent
 
-from autobyteus_like.web.event_log import EventLog
+from autobyteus_like.web._event_log import EventLog
 
 
 def custom(n: int) -> CustomEvent:

@@ -1,9 +1,9 @@
 """The builtin tools: files, search, commands and Python, all inside the agent's sandbox."""
 
-from autobyteus_like.tools.builtin.fs_tools import fs_tools
-from autobyteus_like.tools.builtin.process_tools import process_tools
-from autobyteus_like.tools.builtin.search_tool import search_tool
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools._registry import ToolRegistry
+from autobyteus_like.tools.builtin._fs import fs_tools
+from autobyteus_like.tools.builtin._process import process_tools
+from autobyteus_like.tools.builtin._search import search_tool
 
 __all__ = ["builtin_tools"]
 

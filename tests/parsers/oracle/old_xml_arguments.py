@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autobyteus_like.parsers.limits import MAX_NESTING_DEPTH
-from autobyteus_like.tools.json_schema import schema_type, unwrap_optional
+from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
+from autobyteus_like.tools._json_schema import schema_type, unwrap_optional
 
 __all__ = ["ArgumentTree", "Frame", "decode_entities"]
 

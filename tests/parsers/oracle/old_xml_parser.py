@@ -16,16 +16,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from autobyteus_like.parsers.call_builder import without_lone_surrogates
-from autobyteus_like.parsers.format_parser import FormatParser
-from autobyteus_like.parsers.parse_events import (
+from autobyteus_like.parsers._base import FormatParser
+from autobyteus_like.parsers._call_builder import without_lone_surrogates
+from autobyteus_like.parsers._parse_events import (
     ParseEvent,
     TextDelta,
     ToolCallCompleted,
     ToolCallStarted,
 )
-from autobyteus_like.tools.invocation_ids import InvocationIdAllocator
-from autobyteus_like.tools.registry import ToolRegistry
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._registry import ToolRegistry
 from tests.parsers.oracle.old_xml_arguments import ArgumentTree, Frame
 
 __all__ = ["OldXmlToolCallParser"]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from autobyteus_like import ErrorCode
 from autobyteus_like.tools import ToolFailure
-from autobyteus_like.tools.builtin.search_tool import LineMatcher, compile_query
+from autobyteus_like.tools.builtin._search import LineMatcher, compile_query
 from tests.tools.sandbox_helpers import bounded
 
 
@@ -170,7 +170,7 @@ def test_searching_a_large_tree_scans_each_file_once(run, tmp_path, monkeypatch)
     # 80 files of 1,000 lines, one match. One RE2 pass per file, plus one to confirm each
     # candidate line; calling RE2 once per line (80,000 calls through its Python wrapper) was
     # 14x slower. Counted, not timed: a timing failed most runs on a loaded machine.
-    search_tool = importlib.import_module("autobyteus_like.tools.builtin.search_tool")
+    search_tool = importlib.import_module("autobyteus_like.tools.builtin._search")
     searches: list[int] = []
     compile_query = search_tool.compile_query
     monkeypatch.setattr(search_tool, "compile_query", lambda query, **options: CountingPattern(

@@ -1,0 +1,43 @@
+"""The hooks of a new run of an agent: its session writer (first, so a step is
+stored before anything else sees it), its usage meter with the run's limits, and its spans
+when tracing is on. OpenTelemetry and the store are imported only when used."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from autobyteus_like.hooks._protocol import AgentHooks
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.tracing._settings import Tracing
+from autobyteus_like.usage._keeper import UsageKeeper
+from autobyteus_like.usage._prices import model_name
+from autobyteus_like.usage._report import AgentUsage
+
+if TYPE_CHECKING:
+    from autobyteus_like.store._restore import TurnSnapshot
+    from autobyteus_like.store._session import Session
+
+__all__ = ["session_writer", "usage_and_tracing_hooks"]
+
+
+def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tracing | None,
+                            keeper: UsageKeeper | None = None) -> list[AgentHooks]:
+    """A meter for the run (counting on from what ``keeper`` kept of it), and spans if
+    tracing is on."""
+    hooks: list[AgentHooks] = [usage.start_run(llm, keeper)]
+    settings = tracing or Tracing()
+    tracer = settings.tracer()
+    if tracer is not None:
+        from autobyteus_like.tracing._spans import AgentSpans  # OpenTelemetry only when tracing
+
+        hooks.append(AgentSpans(tracer, name, llm.provider.value, model_name(llm),
+                                content=settings.content, directory=settings.directory))
+    return hooks
+
+
+def session_writer(session: Session, agent: str, snapshot: TurnSnapshot) -> AgentHooks:
+    """The hook through which ``agent`` writes its turns to ``session`` (after ``snapshot``)."""
+    from autobyteus_like.hooks._session_writer import SessionWriter
+
+    session.claim_writer(agent)
+    return SessionWriter(session.store, session.name, agent, persisted=len(snapshot.messages))

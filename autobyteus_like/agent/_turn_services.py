@@ -1,0 +1,109 @@
+"""The services an agent's actor gives its turn machine: streaming an LLM request on the LLM
+worker, running a call on the tool runner, and taking refreshed tools at a turn's start.
+
+Work for other threads is handed over once the current mailbox message is fully handled
+(``hand_over``): the thread that takes it then runs while the actor goes back to its mailbox,
+instead of both competing for the interpreter lock (on one core that ping-pong cost ~20 us a
+hand-off).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from autobyteus_like.agent._llm_worker import LLMWorker
+from autobyteus_like.agent._tool_runner import ToolRunner
+from autobyteus_like.formats import NATIVE
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._cancellation import Cancellation
+from autobyteus_like.llm._messages import LLMRequest
+from autobyteus_like.parsers._call_builder import CallBuilder
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ToolInvocation
+
+if TYPE_CHECKING:
+    from autobyteus_like.agent._actor_messages import ToolsRefreshed
+    from autobyteus_like.agent._config import AgentConfig
+    from autobyteus_like.agent._deadlines import Deadlines
+    from autobyteus_like.agent._publication import Publication
+    from autobyteus_like.events import AgentEvent
+    from autobyteus_like.handlers._context import AgentContext
+
+__all__ = ["TurnServices"]
+
+
+class TurnServices:
+    """One agent's LLM worker (started on first use), tool runner and hand-offs."""
+
+    def __init__(self, config: AgentConfig,
+                 post: Callable[[AgentEvent | tuple[AgentEvent, ...]], None],
+                 threads: list[threading.Thread], publication: Publication,
+                 deadlines: Deadlines) -> None:
+        self._config = config
+        self._post = post
+        self._threads = threads
+        self._publication = publication
+        self.cancel = Cancellation()
+        self.runner = ToolRunner(config.name, post, deadlines, config.max_parallel_tools,
+                                 config.middleware, config.max_result_chars)
+        self.worker: LLMWorker | None = None
+        self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
+        """Work for other threads, as (function, arguments), given to them by ``hand_over``."""
+        self.refreshed: ToolsRefreshed | None = None
+        self.ctx: AgentContext | None = None
+        """The context served (set once it exists)."""
+
+    def stream_llm(self, request_no: int, request: LLMRequest) -> None:
+        ctx = self.ctx
+        assert ctx is not None
+        turn = ctx.turn
+        if self.refreshed is not None and turn is not None and turn.iterations == 1:
+            request = self._take_tools(ctx, self.refreshed, request)
+        if self.worker is None:
+            llm = self._config.llm
+            assert isinstance(llm, LLM), "an agent builds its LLM before its actor starts"
+            self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads)
+        self.handoffs.append((self.worker.send, (request_no, request)))
+
+    def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
+                    ) -> LLMRequest:
+        """Switch to refreshed tools at the start of a turn: the context, the turn's parser
+        and the request about to be sent all take them."""
+        self.refreshed = None
+        assert ctx.turn is not None
+        ctx.tools, ctx.system_prompt = refreshed.tools, refreshed.system_prompt
+        ctx.native_calls = CallBuilder(NATIVE, ctx.tools, ctx.ids)
+        ctx.turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+        self._publication.use(ctx.tools)
+        return LLMRequest(ctx.system_prompt, request.messages,
+                          tuple(ctx.tools) if ctx.native else ())
+
+    def run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
+                 timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
+        self.handoffs.append((self.runner.submit, (invocation, tool, timeout, context, bound)))
+
+    def hand_over(self) -> None:
+        """Give the work queued while handling a message to its threads."""
+        handoffs, self.handoffs = self.handoffs, []
+        for handoff, arguments in handoffs:
+            handoff(*arguments)
+
+    def stop_work(self) -> None:
+        """Cut the LLM request and the tools, and drop work not yet handed over."""
+        self.cancel.set()
+        self.handoffs.clear()
+        self.runner.stop(wait=False)  # the agent's thread stays free; stopping it waits
+
+    def stop(self) -> None:
+        """The agent stops: everything above, and the LLM worker (not waited for here: a
+        stream the provider cannot cut ends at its own timeout; the facade joins its thread
+        with a deadline)."""
+        self.cancel.set()
+        self.runner.stop()
+        if self.worker is not None:
+            self.worker.stop()

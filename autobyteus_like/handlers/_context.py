@@ -1,0 +1,176 @@
+"""AgentContext: one agent's state, which its event handlers read and change.
+
+Only the agent's actor thread touches it, and only the turn machine (``handlers/`` and the
+agent's actor) imports it: everything else sees a turn through the hooks (``hooks``). Blocking
+work is handed to services the actor injects (``stream_llm``, ``run_tool``), which answer with
+events through the actor's mailbox; ``end_run`` is the actor's service that stops the run's work
+when a verdict ends it. What a turn does step by step is in ``turn_steps``; which calls may run
+when, in ``scheduling``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from loguru import logger
+from pydantic import BaseModel
+
+from autobyteus_like.events import (
+    AgentErrorOccurred,
+    AgentEvent,
+    AgentStatus,
+    AgentStatusChanged,
+    ConversationReset,
+    UserMessageReceived,
+)
+from autobyteus_like.formats import NATIVE, ToolFormat
+from autobyteus_like.handlers._scheduling import Slot, SlotState, TurnSchedule
+from autobyteus_like.hooks._protocol import AgentHooks
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.parsers._base import FormatParser
+from autobyteus_like.parsers._call_builder import CallBuilder
+from autobyteus_like.parsers._parse_events import ParseErrorInfo
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
+from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
+from autobyteus_like.tools._registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from autobyteus_like.errors import UsageLimitExceededError
+    from autobyteus_like.handlers._turn_verdict import TurnVerdict
+    from autobyteus_like.tools._sandbox import SandboxPolicy
+
+__all__ = ["AgentContext", "Slot", "SlotState", "TurnCheck", "TurnSettings", "TurnState"]
+
+TurnCheck = Callable[["AgentContext"], "TurnVerdict | None"]
+"""Looks at ``ctx.turn`` (its response done, every call's result in) and may decide
+(``turn_verdict``)."""
+
+
+class TurnSettings(Protocol):
+    """What the turn machine reads of an agent's configuration (``AgentConfig`` fits it), so
+    it imports nothing of the agent package that drives it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def max_iterations(self) -> int: ...
+    @property
+    def tool_timeout_s(self) -> float | None: ...
+    @property
+    def require_why(self) -> bool: ...
+    @property
+    def auto_execute_tools(self) -> bool: ...
+    @property
+    def approval_policy(self) -> Literal["all", "marked"]: ...
+    def sandbox_for(self, tool_name: str) -> SandboxPolicy: ...
+    def resolved_execution(self) -> Literal["parallel", "sequential"]: ...
+
+
+@dataclass
+class TurnState:
+    """One user message's turn: LLM round trips until an answer without tool calls. The
+    fields about "the response" are reset for each round trip."""
+
+    turn_id: int
+    reply: Future[str] | None
+    schedule: TurnSchedule
+    iterations: int = 0
+    request_no: int = 0
+    parser: FormatParser | None = None
+    response: list[str] = field(default_factory=list)
+    prose: list[str] = field(default_factory=list)
+    response_done: bool = False
+    held: list[tuple[ParseErrorInfo, ToolInvocation]] = field(default_factory=list)
+    """Native calls with broken arguments, reported when the response completes (the finish
+    reason says whether they were cut off)."""
+    mail_id: str | None = None
+    """The team message this turn answers (a session records its answer)."""
+    deferred: list[ToolInvocation] = field(default_factory=list)
+    """When the hooks need the whole response first (a session's writer): calls parsed while
+    the response streams, asked about and started only once the response is complete."""
+    failed: dict[str, ToolResult] = field(default_factory=dict)
+    """This response's parse-error results by call id (stored with the response)."""
+    refused: UsageLimitExceededError | None = None
+    """A limit refused one of the turn's calls: the run ends when the running ones are done."""
+
+    def calls(self) -> Iterator[Slot]:
+        """The current response's calls, in invocation order."""
+        return iter(self.schedule)
+
+
+def _no_end(error: UsageLimitExceededError) -> None:
+    raise error
+
+
+class AgentContext:
+    """The agent's conversation, current turn and services."""
+
+    def __init__(
+        self,
+        config: TurnSettings,
+        tools: ToolRegistry,
+        tool_format: ToolFormat,
+        stream_llm: Callable[[int, LLMRequest], None],
+        run_tool: Callable[
+            [ToolInvocation, ToolDefinition, float | None, ToolContext, BaseModel | None], None
+        ],
+        system_prompt: str,
+        wanted: Callable[[type[AgentEvent]], bool] = lambda _: True,
+        hooks: AgentHooks | None = None,
+        end_run: Callable[[UsageLimitExceededError], None] = _no_end,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.tools = tools
+        self.format = tool_format
+        self.native = tool_format.name == NATIVE
+        """Native tool calling: tools in the request, calls and results as structured data."""
+        self.sequential = config.resolved_execution() == "sequential"
+        self.ids = InvocationIdAllocator()
+        self.native_calls = CallBuilder(NATIVE, tools, self.ids)
+        """Builds invocations from native calls: rationale, provider ids kept."""
+        self.system_prompt = system_prompt
+        self.messages: list[Message] = []
+        self.status = AgentStatus.IDLE
+        self.turn: TurnState | None = None
+        self.waiting: deque[UserMessageReceived | ConversationReset] = deque()
+        self.outbox: deque[AgentEvent] = deque()
+        self.afterwards: list[Callable[[], None]] = []
+        """Run by the actor once every event of the current message is published."""
+        self.stream_llm = stream_llm
+        self.run_tool = run_tool
+        self.wants = wanted
+        """Whether anyone takes events of a type (a subscriber, a handler): informational
+        events are built only when it says so."""
+        self.requests = 0
+        self.hooks = hooks if hooks is not None else AgentHooks()
+        """Everything that watches or persists the turn (called at every step)."""
+        self.whole_response_first = self.hooks.needs_whole_response
+        """Calls are asked about only once their response is complete (and stored)."""
+        self.end_run = end_run
+        """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
+        self.turn_checks: tuple[TurnCheck, ...] = ()
+        """Checks that may end the turn or ask again once a response's calls are all done
+        (typed output, retry budgets: ``turn_verdict``)."""
+
+    def emit(self, event: AgentEvent) -> None:
+        """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""
+        self.outbox.append(event)
+
+    def set_status(self, status: AgentStatus) -> None:
+        """Change the status, announcing it once."""
+        if status is not self.status:
+            self.status = status
+            if self.wants(AgentStatusChanged):
+                self.outbox.append(AgentStatusChanged(agent=self.name, status=status))
+
+    def report_error(self, message: str, error_type: str) -> None:
+        """Announce a problem without stopping the agent."""
+        logger.warning("agent {}: {}", self.name, message)
+        self.emit(AgentErrorOccurred(agent=self.name, message=message, error_type=error_type))

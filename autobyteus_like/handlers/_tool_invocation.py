@@ -1,0 +1,95 @@
+"""ToolInvocationHandler: validates a pending call, asks for approval when policy says so, and
+queues it to run. Every rejection is a result in the call's slot, never a stop."""
+
+from __future__ import annotations
+
+from autobyteus_like.errors import ToolArgumentError
+from autobyteus_like.events import (
+    AgentEvent,
+    ApprovalDenied,
+    ApprovalGranted,
+    ApprovalRequested,
+    PendingToolInvocation,
+    ToolResultReceived,
+)
+from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._scheduling import Slot, SlotState
+from autobyteus_like.handlers._turn_steps import run_over, start_ready_calls
+from autobyteus_like.tools._invocation import ErrorCode, ToolResult
+
+__all__ = ["ToolInvocationHandler"]
+
+
+class ToolInvocationHandler:
+    """Handles ``PendingToolInvocation``, ``ApprovalGranted`` and ``ApprovalDenied``."""
+
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+        if isinstance(event, PendingToolInvocation):
+            self._pending(event, ctx)
+        elif isinstance(event, ApprovalGranted | ApprovalDenied):
+            self._decided(event, ctx)
+
+    def _pending(self, event: PendingToolInvocation, ctx: AgentContext) -> None:
+        turn = ctx.turn
+        slot = turn.schedule.find(event.invocation.id) if turn else None
+        if turn is None or slot is None or slot.state is not SlotState.PENDING:
+            return
+        ctx.hooks.call_pending(turn, slot)
+        if run_over(ctx) is not None:
+            return  # a limit (this agent's or a teammate's) ended the run
+        call = slot.invocation
+        if slot.tool is None:
+            available = ", ".join(ctx.tools.names()) or "none"
+            self._fail(ctx, slot, ErrorCode.UNKNOWN_TOOL, f"there is no tool named {call.name!r}",
+                       f"use one of the available tools: {available}")
+            return
+        try:
+            slot.bound = slot.tool.bind(call.arguments)
+        except ToolArgumentError as exc:
+            self._fail(ctx, slot, ErrorCode.INVALID_ARGS, str(exc),
+                       "fix the arguments to match the tool's schema and call it again")
+            return
+        config = ctx.config
+        if config.require_why and not (call.why and call.why.strip()):
+            self._fail(ctx, slot, ErrorCode.MISSING_WHY, f"the call to {call.name!r} has no why",
+                       "add a one-sentence 'why' argument stating what the call is for")
+            return
+        if slot.tool.needs_network and not config.sandbox_for(call.name).allow_network:
+            self._fail(ctx, slot, ErrorCode.PERMISSION_DENIED,
+                       f"{call.name} needs the network, which this agent's sandbox forbids",
+                       "do without this tool", recoverable=False)
+            return
+        needs_approval = (not slot.approved and slot.tool.category != "output"  # an answer
+                          and (slot.tool.dangerous or (not config.auto_execute_tools and (
+                              config.approval_policy == "all" or slot.tool.requires_approval))))
+        if needs_approval:
+            turn.schedule.await_approval(slot)
+            ctx.hooks.call_waiting(turn, slot)
+            ctx.emit(ApprovalRequested(agent=ctx.name, invocation=call))
+        else:
+            turn.schedule.make_ready(slot)
+        start_ready_calls(ctx)
+
+    def _decided(self, event: ApprovalGranted | ApprovalDenied, ctx: AgentContext) -> None:
+        turn = ctx.turn
+        slot = turn.schedule.find(event.invocation_id) if turn else None
+        if slot is None or slot.state is not SlotState.AWAITING_APPROVAL:
+            ctx.report_error(f"no call {event.invocation_id!r} is waiting for approval",
+                             "UnknownApproval")
+            return
+        if isinstance(event, ApprovalDenied):
+            ctx.emit(ToolResultReceived(agent=ctx.name,
+                                        result=ToolResult.denied(slot.invocation, event.reason)))
+            return
+        assert turn is not None
+        slot.approved = True
+        ctx.hooks.call_approved(turn, slot)
+        turn.schedule.make_ready(slot)
+        start_ready_calls(ctx)
+
+    @staticmethod
+    def _fail(ctx: AgentContext, slot: Slot, code: ErrorCode, message: str, suggestion: str,
+              recoverable: bool = True) -> None:
+        result = ToolResult.failure(slot.invocation, code, message, suggestion=suggestion,
+                                    recoverable=recoverable)
+        ctx.emit(ToolResultReceived(agent=ctx.name, result=result))

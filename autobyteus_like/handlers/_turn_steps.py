@@ -1,0 +1,268 @@
+"""The steps of a turn, shared by the handlers: start it, ask the LLM, run the calls the
+schedule allows, send the results back in invocation order, end it.
+
+Every step calls the hooks (``ctx.hooks``) unconditionally, before anything that depends on
+it; an LLM request and a tool call are claimed from the hooks just before they are made (a
+limit refuses one there: the request is never sent, the call gets a LIMIT result and the run
+ends once the calls already running are done); ``run_over`` asks the hooks' verdict.
+Informational events (status, request started, tool started, turn completed) are built only
+when someone takes them (``ctx.wants``).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from functools import partial
+
+from loguru import logger
+
+from autobyteus_like.errors import AgentTurnError, UsageLimitExceededError
+from autobyteus_like.events import (
+    AgentStatus,
+    ConversationReset,
+    LLMRequestStarted,
+    ToolResultReceived,
+    ToolStarted,
+    TurnCompleted,
+    UserMessageReceived,
+)
+from autobyteus_like.handlers._context import AgentContext, TurnState
+from autobyteus_like.handlers._scheduling import Slot, TurnSchedule
+from autobyteus_like.handlers._turn_verdict import TurnVerdict
+from autobyteus_like.hooks._culprit import hook_failure
+from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._invocation import ErrorCode, ToolResult
+from autobyteus_like.tools._redaction import redact_invocation
+
+__all__ = ["advance", "complete_turn", "opening_text", "request_llm", "reset_conversation",
+           "run_over", "start_ready_calls", "start_turn", "update_status"]
+
+
+def opening_text(text: str, sender: str | None) -> str:
+    """The user message that opens a turn for ``text`` from ``sender``."""
+    return text if sender is None else f"Message from {sender}:\n{text}"
+
+
+def run_over(ctx: AgentContext) -> UsageLimitExceededError | None:
+    """Ask the hooks' verdict; when it ends the run, end it (``ctx.end_run``) and return the
+    error: the caller must then not go on with its step."""
+    error = ctx.hooks.verdict()
+    if error is not None:
+        ctx.end_run(error)
+    return error
+
+
+def start_turn(ctx: AgentContext, message: UserMessageReceived) -> None:
+    """Begin a turn for ``message`` and ask the LLM."""
+    ctx.messages.append(Message("user", opening_text(message.text, message.sender),
+                                images=message.images))
+    ctx.turn = TurnState(turn_id=message.turn_id, reply=message.reply,
+                         schedule=TurnSchedule(ctx.sequential), mail_id=message.mail_id)
+    ctx.hooks.turn_started(ctx.turn, ctx.messages)
+    request_llm(ctx)
+
+
+def request_llm(ctx: AgentContext) -> None:
+    """Start the next LLM round trip of the turn, unless max_iterations is reached or the
+    hooks' verdict ends the run."""
+    turn = ctx.turn
+    assert turn is not None
+    if turn.iterations >= ctx.config.max_iterations:
+        complete_turn(
+            ctx, "",
+            f"max_iterations ({ctx.config.max_iterations}) reached: the LLM was still "
+            "calling tools; raise max_iterations or simplify the task",
+        )
+        return
+    if turn.refused is not None:  # a call was refused by a limit: its run ends here
+        ctx.end_run(turn.refused)
+        return
+    if run_over(ctx) is not None:  # asked before the claim: a request never sent is not
+        return                     # counted (a limit crossed since the last step ends it here)
+    error = ctx.hooks.claim(turn, "llm_calls")
+    if error is not None:
+        ctx.end_run(error)  # over max_llm_calls: the request is never sent (nor counted)
+        return
+    ctx.requests += 1
+    turn.iterations += 1
+    turn.request_no = ctx.requests
+    turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+    turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
+    turn.deferred, turn.failed = [], {}
+    if len(turn.schedule):  # the last response's calls (a turn's first is already empty)
+        turn.schedule = TurnSchedule(ctx.sequential)
+    ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
+    if run_over(ctx) is not None:
+        return  # a verdict (a teammate's limit, a hook's own) stops it before it goes
+    ctx.set_status(AgentStatus.THINKING)
+    if ctx.wants(LLMRequestStarted):
+        ctx.emit(LLMRequestStarted(
+            agent=ctx.name, turn_id=turn.turn_id, request_no=turn.request_no,
+            iteration=turn.iterations, message_count=len(ctx.messages),
+        ))
+    tools = tuple(ctx.tools) if ctx.native else ()
+    ctx.stream_llm(turn.request_no, LLMRequest(ctx.system_prompt, tuple(ctx.messages), tools))
+
+
+def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
+                  failure: AgentTurnError | None = None) -> None:
+    """End the turn, answer whoever waits, and start the next waiting message (``failure``:
+    the error the caller gets, by default an ``AgentTurnError`` with ``error``)."""
+    turn = ctx.turn
+    assert turn is not None
+    ctx.turn = None
+    try:
+        ctx.hooks.turn_ended(turn, ctx.messages, answer, error)
+    except Exception as exc:  # the turn still ends, and says it was not recorded
+        error = (f"{error + '; ' if error else ''}the end of the turn could not be recorded "
+                 f"({hook_failure(exc)})")  # names the hook and its point
+    if error is not None:
+        ctx.report_error(error, "TurnFailed")
+    if ctx.wants(TurnCompleted):
+        ctx.emit(TurnCompleted(agent=ctx.name, turn_id=turn.turn_id, answer=answer,
+                               error=error, iterations=turn.iterations))
+    reply = turn.reply
+    if reply is not None and not reply.done():
+        # Resolved after this turn's events are published, so whoever waits on the reply
+        # (a caller, a team counting messages) never overtakes them.
+        if error is None:
+            ctx.afterwards.append(partial(_resolve, reply, answer))
+        else:
+            failed = failure or AgentTurnError(ctx.name, error)
+            ctx.afterwards.append(partial(_fail, reply, failed))
+    ctx.set_status(AgentStatus.IDLE)
+    while ctx.waiting and ctx.turn is None:
+        waiting = ctx.waiting.popleft()
+        if isinstance(waiting, ConversationReset):
+            try:
+                reset_conversation(ctx, waiting)
+            except Exception as exc:  # the messages behind it still get their turns
+                ctx.report_error(f"the conversation reset could not be recorded "
+                                 f"({hook_failure(exc)}); the history was kept",
+                                 type(exc).__name__)
+        else:
+            start_turn(ctx, waiting)
+
+
+def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
+    """Forget the history (between turns), or start from the one the reset carries (once
+    the hooks recorded the reset: one that raises leaves the history as it was)."""
+    ctx.hooks.conversation_reset(reset)
+    ctx.messages[:] = reset.history  # stored with the next turn
+
+
+def start_ready_calls(ctx: AgentContext) -> None:
+    """Start every call the schedule allows now, in invocation order."""
+    turn = ctx.turn
+    if turn is None:
+        return
+    for slot in turn.schedule.startable():
+        error = ctx.hooks.claim(turn, "tool_calls")
+        if error is None:
+            _start(ctx, turn, slot)
+        else:  # over max_tool_calls: this call never runs; the model is told, the run ends
+            turn.refused = turn.refused or error
+            ctx.emit(ToolResultReceived(agent=ctx.name, result=ToolResult.failure(
+                slot.invocation, ErrorCode.LIMIT, str(error),
+                suggestion="the run ends here; a new run starts from zero",
+                recoverable=False)))
+    if turn.refused is not None and _only_people_left(ctx, turn):
+        return
+    update_status(ctx)
+
+
+def _only_people_left(ctx: AgentContext, turn: TurnState) -> bool:
+    """A limit refused a call and every call left waits for a person, whose yes would be
+    refused too: the run ends now instead of waiting for a decision that cannot matter."""
+    if turn.refused is None or not turn.response_done or \
+            not turn.schedule.waiting_only_for_people:
+        return False
+    ctx.end_run(turn.refused)
+    return True
+
+
+def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
+    tool = slot.tool
+    assert tool is not None
+    ctx.hooks.call_running(turn, slot)  # a session writer commits it before the tool starts
+    if ctx.wants(ToolStarted):
+        ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
+    timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
+    context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
+                          sandbox=ctx.config.sandbox_for(tool.name))
+    shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
+    logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
+                 shown.why)
+    ctx.run_tool(slot.invocation, tool, timeout, context, slot.bound)
+
+
+def update_status(ctx: AgentContext) -> None:
+    """The status the turn's calls imply: waiting for a person (once nothing else can move
+    the turn on), or running tools."""
+    turn = ctx.turn
+    if turn is None:
+        return
+    if turn.response_done and turn.schedule.waiting_only_for_people:
+        ctx.set_status(AgentStatus.AWAITING_APPROVAL)
+    elif turn.schedule.running:
+        ctx.set_status(AgentStatus.RUNNING_TOOLS)
+
+
+def advance(ctx: AgentContext) -> None:
+    """When the response is complete and every call has its result: send the results (in
+    invocation order) to the LLM, or end the turn if the response made no calls."""
+    turn = ctx.turn
+    if turn is None or not turn.response_done:
+        return
+    schedule = turn.schedule
+    if not schedule.done:
+        if turn.refused is None or not _only_people_left(ctx, turn):
+            update_status(ctx)
+        return
+    for check in ctx.turn_checks:
+        if (verdict := check(ctx)) is not None:
+            _follow(ctx, verdict)
+            return
+    if not len(schedule):
+        complete_turn(ctx, "".join(turn.prose).strip())
+        return
+    _add_results(ctx, schedule)
+    request_llm(ctx)
+
+
+def _add_results(ctx: AgentContext, schedule: TurnSchedule) -> None:
+    """The response's results, in invocation order, as the conversation's next message."""
+    results = schedule.results()
+    if ctx.native:
+        ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
+    else:
+        rendered = ctx.format.formatter.render_results(list(zip(schedule.invocations(), results,
+                                                                strict=True)))
+        images = tuple(image for result in results for image in result.images)
+        ctx.messages.append(Message("user", rendered, tool_results=tuple(results),
+                                    images=images))  # each image named in the text
+
+
+def _follow(ctx: AgentContext, verdict: TurnVerdict) -> None:
+    """Do what a turn check decided."""
+    if verdict.failure is not None:
+        complete_turn(ctx, "", verdict.failure.message, verdict.failure)
+    elif verdict.answer is not None:
+        turn = ctx.turn
+        if turn is not None and len(turn.schedule):  # no call without its result (stored
+            _add_results(ctx, turn.schedule)         # with the turn's end)
+        complete_turn(ctx, verdict.answer)
+    else:
+        ctx.messages.append(Message("user", verdict.note or ""))
+        request_llm(ctx)
+
+
+def _resolve(reply: Future[str], answer: str) -> None:
+    if not reply.done():
+        reply.set_result(answer)
+
+
+def _fail(reply: Future[str], error: BaseException) -> None:
+    if not reply.done():
+        reply.set_exception(error)

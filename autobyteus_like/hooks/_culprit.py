@@ -1,0 +1,46 @@
+"""Which hook failed: the hook and the point named in a turn's error, read from the traceback
+once something raised (nothing is paid while the hooks run), so a user's own hook that raises
+says "``MyHooks.call_running`` raised ..." instead of naming only the event being handled."""
+
+from __future__ import annotations
+
+from types import FrameType
+
+from autobyteus_like.hooks._composite import CompositeHooks
+from autobyteus_like.hooks._protocol import AgentHooks
+
+__all__ = ["failing_hook", "hook_failure"]
+
+_POINTS = tuple(name for name, value in vars(AgentHooks).items()
+                if callable(value) and not name.startswith("_"))
+
+
+def _point_of(frame: FrameType) -> str | None:
+    """``Class.point`` when ``frame`` runs a hook's point (the outermost such frame is the
+    one the turn machine called)."""
+    owner = frame.f_locals.get("self")
+    if not isinstance(owner, AgentHooks) or isinstance(owner, CompositeHooks):
+        return None
+    for name in _POINTS:
+        method = getattr(type(owner), name, None)
+        if getattr(method, "__code__", None) is frame.f_code:
+            return f"{type(owner).__name__}.{name}"
+    return None
+
+
+def failing_hook(exc: BaseException) -> str | None:
+    """``Class.point`` of the hook that raised ``exc`` (None: no hook did)."""
+    trace = exc.__traceback__
+    while trace is not None:
+        found = _point_of(trace.tb_frame)
+        if found is not None:
+            return found
+        trace = trace.tb_next
+    return None
+
+
+def hook_failure(exc: BaseException) -> str:
+    """``exc`` said as a turn's error, then the hook and point that raised it, if one did."""
+    hook = failing_hook(exc)
+    said = f"{type(exc).__name__}: {exc}"
+    return said if hook is None else f"{said}; raised by the hook {hook}"

@@ -1,0 +1,207 @@
+"""TeamHost: a team kept running behind a server, asked one message at a time.
+
+The host holds the team's MCP servers (its tool sources) for its whole life. Each ask is a run
+of its own: its usage limits count from zero, so a limit crossed by one ask never fails the
+next (the members' conversations go on). ``ask`` subscribes to the team's events on the
+server's event loop (no thread per call), reports each as progress, settles approvals by the
+policy, and returns once the team is quiet. Cancelling ``ask`` (the client cancelled its
+request) stops that ask's work at once, cutting every member's LLM request and tool and
+waiting for them to end, in the same team (never rebuilt: its MCP servers, its session's
+lease and its subscribers stay). Without a session the conversations go back to where they
+were before the ask; with one, the store keeps what happened: the cancelled turn ends as
+failed, each of its calls without a result INTERRUPTED, in order. A team on Ray is not
+rebuilt either: its hosts (their processes, MCP servers and the session) stay, and each member
+begins its new run in its host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.to_thread
+
+from autobyteus_like.agent._subscription import AsyncEventSubscription
+from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
+from autobyteus_like.events import AgentEvent, ApprovalRequested
+from autobyteus_like.serving._approval import ApprovalPolicy
+from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
+from autobyteus_like.tools._registry import (
+    ToolLike,
+    ToolRegistry,
+    ToolSource,
+    acquire_all,
+    split_tool_sources,
+)
+
+if TYPE_CHECKING:
+    from autobyteus_like.store._session import Session
+
+__all__ = ["TeamHost"]
+
+Report = Callable[[AgentEvent], Awaitable[None]]
+
+
+class TeamHost:
+    """One team behind an MCP server; ``start`` it, ``ask`` it, ``stop`` it."""
+
+    def __init__(self, config: TeamConfig,
+                 tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
+                 policy: ApprovalPolicy | None = None, session: Session | None = None
+                 ) -> None:
+        named, sources = split_tool_sources(tools)
+        if config.mcp_servers:
+            from autobyteus_like.mcp._toolset import MCPToolset
+
+            sources += tuple(MCPToolset(name, server)
+                             for name, server in config.mcp_servers.items())
+            config = config.model_copy(update={"mcp_servers": {}})
+        self.config = config
+        self.policy = policy or ApprovalPolicy()
+        self.session = session
+        """A session the team keeps its conversations in (and goes on with)."""
+        self._tools: list[ToolLike | ToolSource] = [*named, *sources]
+        self._sources = sources
+        self._team: AgentTeam | None = None
+        self._lock = anyio.Lock()
+        self._asked = False  # the first ask runs in the run the start began
+        self._unfinished: str | None = None  # where the session's work stood at start
+        self.lost: SessionLostError | None = None
+        """Set when another process took the session over (this one's lease ran out, say
+        while it was paused): nothing more of this host is stored; it should stop."""
+        self.on_lost: Callable[[], None] | None = None
+        """Called (on the ask's event loop) when the session is found lost: the face stops."""
+        self.cancelled = "the client cancelled the ask"
+        """The error a cancelled ask's turns end with (in a session's store)."""
+        AgentTeam(config, tools=self._tools)  # every problem now, before anyone connects
+
+    @property
+    def team(self) -> AgentTeam:
+        """The running team."""
+        if self._team is None:
+            raise RuntimeError("the team host is not started")
+        return self._team
+
+    def start(self) -> None:
+        """Start the MCP servers, then the team (``ConfigError`` naming what failed). Whatever
+        stops the start half way (a failure, a signal) stops what was started."""
+        try:
+            acquire_all(self._sources, f"team {self.config.name!r}")
+            self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+            standing = None if self.session is None else self.session.standing()
+            self._unfinished = None if standing in (None, "done") else standing
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def unfinished(self) -> str | None:
+        """What the session's last process left, not yet resumed nor abandoned: ``waiting``
+        (a call waits for a person) or ``unfinished`` (a turn or a message); None when
+        nothing is (or there is no session). A new message is refused until it is settled:
+        ``ask(None, ...)`` goes on with it, ``abandon`` ends it."""
+        return self._unfinished
+
+    def left_behind(self) -> str:
+        """What the session's last process left unfinished, in words (``unfinished`` set)."""
+        assert self.session is not None
+        what = ("a call waiting for a decision" if self._unfinished == "waiting"
+                else "an unfinished turn")
+        return f"session {self.session.name!r} has {what} its last process left"
+
+    def refusal(self) -> str:
+        """Why a message cannot be asked now (the session is unfinished)."""
+        return (f"{self.left_behind()}: resume it or abandon it (with a reason) before "
+                "sending a new message")
+
+    async def abandon(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it,
+        as ``AgentTeam.abandon_unfinished(reason)`` does (each member's turn fails with
+        ``reason``, its calls without a result INTERRUPTED; messages not yet delivered are
+        dropped), with its refusals (a Ray team's hosts go on with it as they start: only
+        resuming is possible there). ``RunRefusedError`` when nothing is unfinished."""
+        if not reason.strip():
+            raise RunRefusedError("say why the unfinished work is abandoned (a reason)")
+        async with self._lock:
+            if self._unfinished is None:
+                raise RunRefusedError("the session has nothing unfinished to abandon")
+            await anyio.to_thread.run_sync(self.team.abandon_unfinished, reason.strip())
+            self._unfinished = None
+
+    def stop(self) -> None:
+        """Stop the team and its MCP servers (again: nothing more)."""
+        team, self._team = self._team, None
+        try:
+            if team is not None:
+                team.stop()
+        finally:
+            for source in self._sources:
+                source.release()
+
+    def _new_run(self, rewind: bool = False, abandon: str = "a new ask began") -> None:
+        """A new run for the next ask (after a cancelled one, ``rewind``: the conversations
+        as the ask found them; a session's store keeps its own)."""
+        self.team.new_run(rewind=rewind, abandon=abandon)
+
+    async def ask(self, message: str | None, member: str | None, report: Report, *,
+                  settle_approvals: bool = True) -> str:
+        """Give ``member`` (the coordinator by default) a message and return its answer once
+        the team is quiet; ``AgentTurnError`` if its turn failed. ``settle_approvals=False``
+        leaves each waiting call to whoever watches ``report`` (a person, in the web view).
+        ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
+        when nothing was)."""
+        try:
+            return await self._ask(message, member, report, settle_approvals)
+        except SessionLostError as exc:  # taken over: every later ask would fail the same
+            self.lost = exc
+            if self.on_lost is not None:
+                self.on_lost()
+            raise
+
+    async def _ask(self, message: str | None, member: str | None, report: Report,
+                   settle_approvals: bool) -> str:
+        async with self._lock:
+            if message is not None and self._unfinished is not None:
+                raise RunRefusedError(self.refusal())
+            if self._asked:
+                await anyio.to_thread.run_sync(self._new_run)
+            self._asked = True
+            self._unfinished = None  # (a resume takes it now)
+            team = self.team
+            subscription = AsyncEventSubscription()
+            team.events(into=subscription)
+            try:
+                if message is None and not team.begin_resume():
+                    raise AgentTurnError(self.config.coordinator,
+                                         "the session has nothing unfinished to go on with")
+                reply = None if message is None else team.send(message, to=member)
+                quiet: TeamQuiescent | None = None
+                async for event in subscription:
+                    await report(event)
+                    if isinstance(event, ApprovalRequested) and settle_approvals:
+                        self._decide(team, event)
+                    elif isinstance(event, TeamQuiescent):
+                        quiet = event
+                        break
+            except anyio.get_cancelled_exc_class():
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(self._new_run, True, self.cancelled)
+                raise
+            finally:
+                subscription.close()
+        if quiet is None:
+            raise AgentTurnError(member or self.config.coordinator, "the team stopped")
+        if member is None:
+            if quiet.error is not None:
+                raise AgentTurnError(self.config.coordinator, quiet.error)
+            return quiet.answer
+        assert reply is not None  # a member is only asked with a message
+        return reply.result(timeout=0)  # settled: the team is quiet
+
+    def _decide(self, team: AgentTeam, event: ApprovalRequested) -> None:
+        approved, reason = self.policy.decide(event.invocation.name)
+        if approved:
+            team.approve(event.agent, event.invocation.id)
+        else:
+            team.deny(event.agent, event.invocation.id, reason)

@@ -1,0 +1,182 @@
+"""TeamConfig: a team of agents as data, from Python objects or a YAML file.
+
+Loading a file never runs code from it (``yaml.safe_load``); tools are named and resolved
+against a registry the caller provides, or come from the team's ``mcp_servers``, whose tool
+names are known only once the servers run (``autobyteus-like validate`` starts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from autobyteus_like._config_problems import ConfigModel, config_error, describe_problem
+from autobyteus_like.agent._config import AgentConfig
+from autobyteus_like.errors import ConfigError
+from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.runtime._config import (
+    LocalRuntime,
+    MemberResources,
+    RuntimeConfig,
+    lift_member_resources,
+)
+from autobyteus_like.tools._registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
+from autobyteus_like.usage._limits import UsageLimits
+from autobyteus_like.usage._prices import PriceTable
+
+__all__ = ["SEND_MESSAGE_TOOL", "TeamConfig"]
+
+
+
+def _server_name(name: str) -> str:
+    from autobyteus_like.mcp._server_config import SERVER_NAME  # only for teams that name servers
+
+    if not SERVER_NAME.match(name):
+        raise ValueError("a server's name is the namespace of its tools: letters, digits, '_' "
+                         "or '-', starting with a letter or '_', no dots, at most 48 characters")
+    return name
+
+
+def _server_config(entry: Any) -> Any:
+    """One ``mcp_servers`` entry as an ``MCPServerConfig``; the MCP package is imported only
+    by teams that name servers."""
+    from autobyteus_like.mcp._server_config import MCPServerConfig
+
+    if isinstance(entry, MCPServerConfig):
+        return entry
+    try:
+        return MCPServerConfig.model_validate(entry)
+    except ValidationError as exc:
+        raise ValueError("; ".join(describe_problem(error).removeprefix("(top level): ")
+                                   for error in exc.errors())) from None
+
+
+class TeamConfig(ConfigModel):
+    """A team: its members (agent configs), its coordinator, and team-wide overrides.
+
+    ``use_xml_tool_format``, when set, overrides every member (seed 003): True makes every
+    member speak XML, False turns off each member's own XML flag.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    coordinator: str
+    members: list[AgentConfig] = Field(min_length=1)
+    use_xml_tool_format: bool | None = None
+    description: str = ""
+    mcp_servers: dict[Annotated[str, AfterValidator(_server_name)],
+                      Annotated[Any, BeforeValidator(_server_config)]] = Field(
+        default_factory=dict)
+    """MCP servers whose tools members may name (``fs.read_file``, or ``fs.*``): name ->
+    ``{command, args, env, cwd}`` or ``{url, headers}``, plus policy (``MCPServerConfig``).
+    The team starts them with itself and stops them with itself."""
+    store: str | None = Field(default=None, min_length=1)
+    """Where this team's sessions are kept: a SQLite file (relative to the YAML
+    file's folder) or a ``postgresql://`` URL. Default: ``<team file>.sessions.db`` beside
+    the YAML file. Used by ``run --session``."""
+    limits: UsageLimits | None = None
+    """Usage limits of each run of the whole team (members may have their own as well)."""
+    prices: PriceTable = Field(default_factory=PriceTable)
+    """Prices of models of one's own, for every member (a member's own ``prices`` win)."""
+    # -- runtime (issue 15): where members live; see autobyteus_like/runtime/ --
+    runtime: RuntimeConfig = Field(default_factory=LocalRuntime)
+    member_resources: dict[str, MemberResources] = Field(default_factory=dict)
+    """Per member, what it needs of a Ray node (``resources:`` under a member in YAML)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _member_resources(cls, data: Any) -> Any:
+        data, problems = lift_member_resources(data)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return data
+
+    @model_validator(mode="after")
+    def _coordinator_and_names(self) -> TeamConfig:
+        names = [member.name for member in self.members]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"member names must be unique; repeated: {', '.join(duplicates)}")
+        if self.coordinator not in names:
+            raise ValueError(
+                f"coordinator {self.coordinator!r} is not a member (members: {', '.join(names)})"
+            )
+        unknown = sorted(set(self.member_resources) - set(names))
+        if unknown:
+            raise ValueError(f"member_resources names no member: {', '.join(unknown)}")
+        return self
+
+    def effective_member(self, member: AgentConfig) -> AgentConfig:
+        """The member with the team-wide overrides applied."""
+        if self.use_xml_tool_format is True:
+            return member.model_copy(update={"tool_format": "xml", "use_xml_tool_format": True})
+        if self.use_xml_tool_format is False:
+            return member.model_copy(update={"use_xml_tool_format": False})
+        return member
+
+    def tool_problems(self, tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None
+                      ) -> list[str]:
+        """Every tool name or pattern nothing resolves, located as ``members[i].tools[j]``.
+        Names under an MCP server's (or a tool source's) namespace are checked once it runs."""
+        named, sources = split_tool_sources(tools)
+        known = set(named.names()) | {SEND_MESSAGE_TOOL}
+        namespaces = [source.namespace for source in sources] + list(self.mcp_servers)
+        repeated = sorted({n for n in namespaces if namespaces.count(n) > 1})
+        problems = [f"mcp_servers: {name!r} is given twice (in the file and in tools=)"
+                    for name in repeated]
+        listing = ", ".join(sorted(known))
+        for i, member in enumerate(self.members):
+            for j, item in enumerate(member.tools):
+                if not isinstance(item, str) or item.partition(".")[0] in namespaces:
+                    continue
+                if any(mark in item for mark in "*?["):
+                    if not any(fnmatchcase(name, item) for name in known):
+                        problems.append(f"members[{i}].tools[{j}]: the pattern {item!r} "
+                                        f"matches no tool; available tools: {listing}")
+                elif item not in known:
+                    problems.append(f"members[{i}].tools[{j}]: unknown tool {item!r}; "
+                                    f"available tools: {listing}")
+        return problems
+
+    @classmethod
+    def from_data(
+        cls, data: Any, *, source: str = "<data>",
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
+    ) -> TeamConfig:
+        """Validate plain data (as parsed from YAML); raise ``ConfigError`` naming each problem."""
+        if not isinstance(data, dict):
+            kind = type(data).__name__
+            raise ConfigError(source, [f"the top level must be a mapping, got {kind}"])
+        data, problems = lift_member_resources(data)  # located as members[i].resources
+        if problems:
+            raise ConfigError(source, problems)
+        try:
+            config = cls.model_validate(data)
+        except ValidationError as exc:
+            raise config_error(source, exc) from None
+        problems = config.tool_problems(tools)
+        if problems:
+            raise ConfigError(source, problems)
+        return config
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, *,
+                  tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None
+                  ) -> TeamConfig:
+        """Load a team from a YAML file; every problem names the file and the place in it."""
+        from autobyteus_like.team._yaml_source import load_yaml  # PyYAML only for files
+
+        data = load_yaml(path)
+        return cls.from_data(data, source=str(path), tools=tools)

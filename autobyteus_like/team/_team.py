@@ -1,0 +1,361 @@
+"""AgentTeam: members on their own actors (or Ray actors), talking through
+``send_message_to``. The team holds its roster, its tool sources, its session and its usage;
+its mail (delivery, messages in flight, quiescence) is its ``MailRoom``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
+from autobyteus_like.errors import (
+    ConfigError,
+    LLMError,
+    UnfinishedSessionError,
+    UnknownMemberError,
+    UsageLimitExceededError,
+)
+from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.mail._room import MailRoom
+from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
+from autobyteus_like.runtime._backend import Member
+from autobyteus_like.team._answers import TeamAnswers
+from autobyteus_like.team._config import TeamConfig
+from autobyteus_like.tools._registry import (
+    ToolLike,
+    ToolRegistry,
+    ToolSource,
+    acquire_all,
+    split_tool_sources,
+)
+from autobyteus_like.tracing._settings import Tracing
+from autobyteus_like.usage._report import TeamUsage, UsageReport
+
+if TYPE_CHECKING:
+    from autobyteus_like.store._session import Session
+
+__all__ = ["AgentTeam"]
+
+_TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
+
+
+class AgentTeam(TeamAnswers):
+    """A running team. ``with team:`` starts every member and stops them all, and with them
+    the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
+    ``tools``, each started once for the whole team. ``tracing``: where the members' spans
+    go (one trace per run, across members).
+
+    ``session`` keeps the team's work in a session: every member's conversation and every
+    message between members is stored as it happens (a message before it is delivered), and a
+    team started on a session its last process left unfinished goes on from there
+    (``resume()``; ``send`` and ``run`` do so first by themselves). ``config``: a
+    ``TeamConfig``, or a YAML file's path."""
+
+    def __init__(
+        self,
+        config: TeamConfig | str | Path,
+        *,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
+        formats: FormatRegistry | None = None,
+        session: Session | None = None,
+        tracing: Tracing | None = None,
+        runtime: LocalRuntime | RayRuntime | None = None,
+    ) -> None:
+        tools, sources = split_tool_sources(tools)
+        if isinstance(config, str | Path):  # a team file, as AgentTeam.from_yaml reads it
+            config = TeamConfig.from_yaml(config, tools=[*tools, *sources])
+        elif not isinstance(config, TeamConfig):
+            raise TypeError(f"AgentTeam needs a TeamConfig or the path of a team's YAML file "
+                            f"(AgentTeam.from_yaml), got {type(config).__name__}")
+        problems = config.tool_problems([*tools, *sources])
+        if problems:
+            raise ConfigError(f"team {config.name!r}", problems)
+        if config.mcp_servers:  # the MCP package only for teams that name servers
+            from autobyteus_like.mcp import MCPToolset
+
+            sources += tuple(MCPToolset(name, server)
+                             for name, server in config.mcp_servers.items())
+        self.sources: tuple[ToolSource, ...] = sources
+        """The tool sources the team starts and stops (its MCP servers)."""
+        self._sources_held = False
+        self.config = config
+        self.name = config.name
+        self._publisher = EventPublisher()
+        self._lock = threading.Lock()
+        self.session = session
+        self._resume_due = False
+        self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
+        self._usage = TeamUsage(config.name, config.limits)
+        self.runtime = runtime or config.runtime
+        """Where the members live (``runtime:`` of the config unless given here)."""
+        # On Ray, members store the messages they write to each other in their own processes
+        self.mail = MailRoom(config.name, config.coordinator, self._publisher, session=session,
+                             before_send=self._require_settled,
+                             parent_of=self.tracing.directory.get)
+        """The team's mail: delivery, messages in flight, quiescence."""
+        self._backend = open_backend(self.runtime, self.mail, config.member_resources)
+        self.agents: dict[str, Member] = {}
+        for member in config.members:
+            effective = config.effective_member(member)
+            prompt = effective.system_prompt
+            if _TEAM_PLACEHOLDER.search(prompt):  # a roster only where asked for (O(members))
+                prompt = _TEAM_PLACEHOLDER.sub(
+                    self._roster(member.name).replace("\\", "\\\\"), prompt)
+            self.agents[member.name] = self._backend.member(
+                effective.model_copy(update={
+                    "system_prompt": prompt,
+                    "prices": effective.prices.merged_over(config.prices)}),
+                ToolRegistry(tools), sources, formats,
+                session=session, tracing=self.tracing, team_usage=self._usage,
+            )
+        self.mail.members = self.agents
+
+    @classmethod
+    def from_yaml(
+        cls,
+        path: str | Path,
+        *,
+        tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
+        formats: FormatRegistry | None = None,
+        session: Session | None = None,
+        tracing: Tracing | None = None,
+    ) -> AgentTeam:
+        """Load and build a team from a YAML file (``ConfigError`` on any problem)."""
+        named, sources = split_tool_sources(tools)
+        every = [*named, *sources]
+        return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
+                   session=session, tracing=tracing)
+
+    def _roster(self, member: str) -> str:
+        lines = []
+        for other in self.config.members:
+            if other.name == member:
+                continue
+            role = f": {other.role}" if other.role else ""
+            lead = " (coordinator)" if other.name == self.config.coordinator else ""
+            lines.append(f"- {other.name}{lead}{role}")
+        return "\n".join(lines) or "(no teammates)"
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    def start(self) -> AgentTeam:
+        """Start the tool sources (all at once), then every member. If one cannot start, the
+        ones already started are stopped again; a server that cannot start, an LLM that cannot
+        be built (a missing API key or extra) or a tool name no server provides is a
+        ``ConfigError`` naming it."""
+        # on Ray, each host starts the servers its members use (runtime/_ray_tools_mcp.py)
+        if self.sources and not self._sources_held and not isinstance(self.runtime, RayRuntime):
+            acquire_all(self.sources, f"team {self.name!r}")
+            self._sources_held = True
+        starting = ""
+        if not any(agent.running for agent in self.agents.values()):
+            self._usage.start_run()  # a new run: its limits count from zero
+        try:
+            if self.session is not None and not self.session.held:
+                self._hold_session(self.session)
+            self._backend.start()
+            for agent in self.agents.values():
+                starting = agent.name
+                agent.start()
+        except ConfigError:
+            self.stop()
+            raise
+        except (LLMError, ValueError) as exc:
+            self.stop()
+            raise ConfigError(f"team {self.name!r}", [f"member {starting!r}: {exc}"]) from exc
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop every member, leaving no thread."""
+        self.mail.stopping()
+        try:
+            for agent in self.agents.values():
+                agent.stop()
+            self._backend.stop()
+        finally:
+            if self._sources_held:
+                self._sources_held = False
+                for source in self.sources:
+                    source.release()
+            if self.session is not None and self.session.held:
+                self.session.release(self.session.standing())
+        self._publisher.close()
+        self.mail.stopped()
+
+    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began") -> None:
+        """Begin a new run in the running team: stop whatever is in flight (its replies fail,
+        its calls are cut and waited for) and go on with the team's and every member's limits
+        counted from zero, the subscribers to ``events`` kept. Without a session, each member
+        goes on from its conversation as it stands, or with ``rewind`` as the run before
+        began (that run leaves no trace: a served team's cancelled ask); with one, from the
+        store, where a turn left unfinished ends with ``abandon`` as its error (calls without
+        a result INTERRUPTED) and messages not yet delivered are dropped (FAILED). On Ray
+        too, in place: the hosts, their processes and MCP servers stay, and each member
+        begins its new run there."""
+        self.mail.restarting()
+        try:
+            self._usage.start_run()
+            self._backend.new_run()
+            for agent in self.agents.values():
+                agent.new_run(rewind=rewind, abandon=abandon)
+            if self.session is not None:
+                self._resume_due = False  # what the last process left was taken (or dropped)
+                self.session.drop_undelivered_mail(abandon)
+        finally:
+            self.mail.restarted()
+
+    def __enter__(self) -> AgentTeam:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    # -- a session ---------------------------------------------------------------------------
+
+    def _hold_session(self, session: Session) -> None:
+        """Take the session for this team (``ConfigError`` if it needs a member or tool the
+        config no longer has), and see what its last process left undelivered."""
+        session.hold(self.name, {
+            member.name: [SEND_MESSAGE_TOOL, *(tool if isinstance(tool, str) else tool.name
+                                               for tool in member.tools)]
+            for member in self.config.members})
+        self.mail.continue_numbering(session.last_mail_seq())
+        self._resume_due = True
+
+    def resume(self, timeout: float | None = None) -> str | None:
+        """Go on with what the session's last process left unfinished (turns begun, turns
+        waiting, messages not yet delivered) and wait until the team is quiet: the
+        coordinator's answer, or None when nothing was left (raises as ``run`` does)."""
+        if not self.begin_resume():
+            return None
+        return self._wait_answer(timeout)
+
+    def _require_settled(self) -> None:
+        """Before a message: ``UnfinishedSessionError`` while what the session's last process
+        left unfinished has been neither resumed nor abandoned (nothing resumes by itself)."""
+        if not self._resume_due:
+            return
+        session = self.session
+        if session is None or session.standing() == "done":
+            self._resume_due = False  # nothing was left
+            return
+        raise UnfinishedSessionError(session.name, f"team {self.name!r}'s work", "team")
+
+    def abandon_unfinished(self, reason: str) -> None:
+        """End what the session's last process left unfinished without going on with it:
+        each member's turn fails with ``reason`` (its calls without a result INTERRUPTED),
+        and messages not yet delivered are dropped (FAILED)."""
+        with self._lock:
+            due, self._resume_due = self._resume_due, False
+        if not due or self.session is None:
+            return
+        for agent in self.agents.values():
+            agent.abandon_unfinished(reason)
+        self.session.drop_undelivered_mail(reason)
+
+    def begin_resume(self) -> bool:
+        """Resume every member's stored turns (each counted in flight) and deliver the
+        messages no member received; whether there was anything."""
+        with self._lock:
+            due, self._resume_due = self._resume_due, False
+        session = self.session
+        if not due or session is None:
+            return False
+        found = False
+        for name, agent in self.agents.items():
+            for turn in agent.resume():
+                found = True
+                self.mail.count(turn.reply, name, turn.sender, turn.text)
+        for mail in session.undelivered_mail():
+            found = True
+            self.mail.send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
+        return found
+
+    # -- the public surface ------------------------------------------------------------------
+
+    def send(self, message: str, *, to: str | None = None) -> Future[str]:
+        """Deliver a message from the user to a member (the coordinator by default);
+        ``AgentStoppedError`` if the team is not running, ``UnknownMemberError`` for a name
+        that is no member. The future resolves with that member's answer to this message:
+        its first answer, which may come before the teammates it asked have replied; the
+        team's answer (its last) is what ``run`` returns once the team is quiet."""
+        recipient = to or self.config.coordinator
+        self._member(recipient)
+        return self.mail.send(recipient, message, None)
+
+    def deliver(self, sender: str, recipient: str, content: str, call_id: str = "") -> str:
+        """``send_message_to`` for ``sender`` (see ``MailRoom.deliver``)."""
+        return self.mail.deliver(sender, recipient, content, call_id)
+
+    @property
+    def quiescent(self) -> bool:
+        """Whether no member is busy and no message is in flight."""
+        return self.mail.quiescent
+
+    def wait_quiescent(self, timeout: float | None = None) -> bool:
+        """Block until the team is quiet (True), or the timeout passes (False)."""
+        return self.mail.wait_quiescent(timeout)
+
+    def run(self, message: str, timeout: float | None = None) -> Any:
+        """Give the coordinator a message and return its final answer once the team is quiet
+        (a value of the coordinator's ``output_type`` when it has one, else text).
+
+        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds,
+        ``AgentStoppedError`` if the team is stopped first, and ``AgentTurnError`` if the
+        coordinator's last turn failed.
+        """
+        self.send(message)
+        return self._typed(self._wait_answer(timeout))
+
+    def _wait_answer(self, timeout: float | None) -> str:
+        answer, error = self.mail.wait_answer(timeout)
+        error = self._usage.run.error or error  # a crossed limit ended the run for all
+        if error is not None:
+            raise error
+        return answer
+
+    @property
+    def usage(self) -> UsageReport:
+        """Tokens, calls and cost of this run (since start), of the session (every run), and
+        of each member's run."""
+        return self._usage.report({name: agent.usage.run for name, agent in self.agents.items()})
+
+    @property
+    def usage_limit_error(self) -> UsageLimitExceededError | None:
+        """The limit that ended this run, if one did."""
+        return self._usage.run.error
+
+    def events(self, into: EventSubscription | None = None) -> EventSubscription:
+        """Every member's events and the team's own, merged as they happen, each naming its
+        agent; ends when the team stops. ``into``: an existing subscription to feed (an
+        ``AsyncEventSubscription`` for asyncio code)."""
+        subscription = self._publisher.subscribe(into)
+        for agent in self.agents.values():
+            agent.events(into=subscription)
+        return subscription
+
+    def approve(self, member: str, invocation_id: str) -> None:
+        """Approve a member's waiting call."""
+        self._member(member).approve(invocation_id)
+
+    def deny(self, member: str, invocation_id: str, reason: str = "denied by the user") -> None:
+        """Deny a member's waiting call."""
+        self._member(member).deny(invocation_id, reason)
+
+    def _member(self, name: str) -> Member:
+        """The member of that name, or ``UnknownMemberError`` naming the members."""
+        member = self.agents.get(name)
+        if member is None:
+            raise UnknownMemberError(self.name, name, list(self.agents))
+        return member
