@@ -57,7 +57,7 @@ class CodeFences:
                     self._end_marker_line()
             self._phase = _INDENT
             start, newline = newline + 1, text.find("\n", newline + 1)
-        if self._phase != _PLAIN:
+        if self._phase != _PLAIN and start < len(text):
             self._line(text, start, len(text))
 
     def _line(self, text: str, i: int, end: int) -> None:

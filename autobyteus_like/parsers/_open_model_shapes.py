@@ -65,6 +65,7 @@ class OpenModelShapes(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
+        self._inner_feed = inner.feed  # (bound once: it runs for every chunk)
         self._registry = tools
         self._names: tuple[str, ...] | None = None
         """The known tools' names, read when the first possible shape is (most replies hold
@@ -83,7 +84,7 @@ class OpenModelShapes(FormatParser):
         return self._names
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        events = self._inner.feed(chunk)
+        events = self._inner_feed(chunk)
         return self._read(events, final=False) if events else events
 
     def finish(self) -> list[ParseEvent]:
@@ -94,8 +95,10 @@ class OpenModelShapes(FormatParser):
         """The format's events with the shapes read out of its prose: a shape is prose to the
         format's parser, so only its prose is scanned (never the inside of its calls)."""
         out: list[ParseEvent] = []
+        in_call = False  # (one call's events tell the fences once)
         for event in events:
             if isinstance(event, TextDelta):
+                in_call = False
                 if self._pending or "[" in event.text or "<" in event.text:
                     out += self._scan(self._pending + event.text, final=False)
                 else:
@@ -104,7 +107,9 @@ class OpenModelShapes(FormatParser):
             else:
                 if self._pending:  # (the flush is inlined: most replies hold nothing)
                     out += self._flush()
-                self._fences.interrupt()
+                if not in_call:
+                    self._fences.interrupt()
+                    in_call = True
                 out.append(event)
         if final and self._pending:
             out += self._flush()

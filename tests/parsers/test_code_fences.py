@@ -124,3 +124,22 @@ def test_the_fence_state_is_the_same_in_any_chunking(text, cuts):
     bounds = [0, *sorted({c for c in cuts if c <= len(text)}), len(text)]
     pieces = [text[a:b] for a, b in pairwise(bounds)]
     assert states(pieces) == states([text])
+
+
+@pytest.mark.parametrize(("text", "inside"), [
+    ("```py\n", True), ("```py\ncode\n```\n", False), ("``` a`b\n", False), ("~~~ a`b\n", True),
+    ("````\n```\n", True), ("  ```\n", True), ("text ```\n", False), ("```", True),
+    ("~~~\n~~~ x\n", True), ("~~~\n~~~  \r\n", False), ("``\n", False),
+])
+def test_where_a_fence_is(text, inside):
+    fences = CodeFences()
+    fences.feed(text)
+    assert fences.inside() is inside
+
+
+def test_a_call_on_a_marker_line_makes_it_no_fence_line():
+    fences = CodeFences()
+    fences.feed("```")
+    fences.interrupt()
+    fences.feed(" after the call\n")
+    assert not fences.inside()
