@@ -11,7 +11,7 @@ Python runs once per structural tag at most: a whole simple call and a run of le
 each read by one regular expression (``xml_shortcuts``), and one search finds the next tag with
 its ``>`` (the patterns searched with are ``xml_tag_patterns``'). A call's raw text (for its
 error) is sliced once per chunk, not per tag. A stream holds a short call body back until it
-ends, to read it as a whole text does (``xml_call``).
+ends, to read it as a whole text does (``_xml_call``).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ class XmlToolCallParser(FormatParser):
 
     def _hold_body(self, call: OpenCall, data: str, i: int, after: str) -> int:
         """Hold the new call's body (from ``i``, after its ``after`` tag) while it is short and
-        cannot have ended (see ``xml_call``); else read it from ``i`` tag by tag."""
+        cannot have ended (see ``_xml_call``); else read it from ``i`` tag by tag."""
         if len(data) - i > HOLD_BODY or CALL_END.search(data, i) is not None:
             return i
         call.held_after, self._pending = after, data[i:]
