@@ -54,6 +54,7 @@ class EntityRepair(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
+        self._inner_feed = inner.feed  # (bound once: it runs for every chunk)
         self._registry = tools
         self._openers: re.Pattern[str] | None = None
         """Made when the first ``&`` arrives (most replies have none)."""
@@ -63,8 +64,8 @@ class EntityRepair(FormatParser):
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         if not self._pending and not self._escaped and "&" not in chunk:
-            self._tail = (self._tail + chunk)[-_TAIL:]
-            return self._inner.feed(chunk)
+            self._tail = chunk[-_TAIL:] if len(chunk) >= _TAIL else (self._tail + chunk)[-_TAIL:]
+            return self._inner_feed(chunk)
         data, self._pending = self._pending + chunk, ""
         if self._escaped:
             return self._unescaped(data, final=False)

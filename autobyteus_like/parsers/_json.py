@@ -59,12 +59,11 @@ class JsonToolCallParser(FormatParser):
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         scanner = self._scanner
-        if scanner.in_candidate:
-            if scanner.absorbs(chunk):
-                return []
-        elif ("{" not in chunk and "[" not in chunk) or CANDIDATE.search(chunk) is None:
+        if not scanner.in_candidate and (
+                ("{" not in chunk and "[" not in chunk) or CANDIDATE.search(chunk) is None):
             return [TextDelta(chunk)]  # prose, code braces included
-        return self._events(scanner.feed(chunk))
+        segments = scanner.feed(chunk)
+        return self._events(segments) if segments else []
 
     def finish(self) -> list[ParseEvent]:
         scanner = self._scanner

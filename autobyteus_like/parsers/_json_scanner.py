@@ -188,10 +188,14 @@ class JsonTextScanner:
 
     def feed(self, data: str) -> list[JsonSegment]:
         """Scan one chunk; return the segments it decided."""
+        tracker = self._made
         if not self.in_candidate:
             whole = _whole_value(data)
             if whole is not None:
                 return whole
+        elif tracker is not None and tracker.in_string and tracker.absorbs_plainly(data):
+            self._parts.append(data)  # string content inside the open value (a long argument)
+            return []
         out: list[JsonSegment] = []
         i, n = 0, len(data)
         while i < n:
@@ -203,14 +207,15 @@ class JsonTextScanner:
                 start = match.start()
                 if start > i:
                     out.append(Prose(data[i:start]))
-                if self._made is None:
-                    self._made = JsonTracker()
+                if tracker is None:
+                    tracker = self._made = JsonTracker()
                 else:
-                    self._made.reset()
+                    tracker.reset()
                 self._parts = []
                 self.in_candidate = True
                 i = start
-            status, index = self._tracker.feed(data, i)
+            assert tracker is not None  # a value is open
+            status, index = tracker.feed(data, i)
             self._parts.append(data[i:index])
             i = index
             if status is Status.MORE:
@@ -218,7 +223,6 @@ class JsonTextScanner:
             self.in_candidate = False
             raw = "".join(self._parts)
             self._parts = []
-            tracker = self._tracker
             if status is Status.COMPLETE and not tracker.too_deep:
                 ok, value, reason = _loads(raw)
                 if ok:
@@ -244,15 +248,6 @@ class JsonTextScanner:
         """Whether ``data`` has a bracket that can begin JSON; if not, and no value is open,
         ``feed`` would give it all back as one Prose (the streaming fast path for prose)."""
         return CANDIDATE.search(data) is not None
-
-    def absorbs(self, data: str) -> bool:
-        """Take ``data`` whole if it is string content (complete escapes included) in the middle
-        of an open string value (the streaming fast path for long arguments); False means call
-        ``feed``."""
-        if self._tracker.absorbs_plainly(data):
-            self._parts.append(data)
-            return True
-        return False
 
     def finish(self) -> list[JsonSegment]:
         """End of text: a candidate still open is broken (truncated); its pieces are salvaged."""

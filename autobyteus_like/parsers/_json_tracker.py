@@ -63,7 +63,6 @@ class JsonTracker:
     __slots__ = (
         "_escape",
         "_expect",
-        "_in_string",
         "_is_key",
         "_key",
         "_offset",
@@ -71,6 +70,7 @@ class JsonTracker:
         "_tainted",
         "_token",
         "deep_call_start",
+        "in_string",
         "spans",
         "too_deep",
     )
@@ -83,7 +83,8 @@ class JsonTracker:
         self._stack: list[tuple[str, int, bool]] = []
         """Open containers: bracket, start offset, whether in a call position."""
         self._expect = _VALUE
-        self._in_string = False
+        self.in_string = False
+        """Whether the value is inside a string now (where ``absorbs_plainly`` may take a chunk)."""
         self._is_key = False
         self._key: str | None = None
         """The current key of an object in a call position (at most ``_KEY_CAP`` characters);
@@ -114,7 +115,7 @@ class JsonTracker:
         """Take ``data`` whole if it is string content (complete, valid escapes included)
         continuing a string: exactly what ``feed`` would do with it, without the state machine
         (the streaming fast path for long values)."""
-        if not self._in_string or self._escape or _STRING_BODY.fullmatch(data) is None:
+        if not self.in_string or self._escape or _STRING_BODY.fullmatch(data) is None:
             return False
         self._offset += len(data)
         if self._is_key and self._key is not None:
@@ -149,7 +150,7 @@ class JsonTracker:
             i = end
         stack = self._stack
         while i < n:
-            if self._in_string:
+            if self.in_string:
                 start = i
                 i = _STRING_BODY.match(data, i).end()  # type: ignore[union-attr]
                 if self._is_key and self._key is not None:
@@ -158,7 +159,7 @@ class JsonTracker:
                     return Status.MORE, n
                 char = data[i]
                 if char == '"':
-                    self._in_string = False
+                    self.in_string = False
                     i += 1
                     if self._is_key:
                         self._expect = _COLON
@@ -199,7 +200,7 @@ class JsonTracker:
                 i += 1
             elif expect in (_KEY, _KEY_OR_CLOSE):
                 if char == '"':
-                    self._in_string, self._is_key = True, True
+                    self.in_string, self._is_key = True, True
                     self._key = "" if stack[-1][2] else None
                     i += 1
                 elif char == "}" and expect == _KEY_OR_CLOSE:
@@ -229,7 +230,7 @@ class JsonTracker:
                     if self._close(base + i):
                         return Status.COMPLETE, i
                 elif char == '"':
-                    self._in_string, self._is_key = True, False
+                    self.in_string, self._is_key = True, False
                     i += 1
                 elif char in _TOKEN_START:
                     end = _TOKEN.match(data, i).end()  # type: ignore[union-attr]

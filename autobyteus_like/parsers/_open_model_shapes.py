@@ -12,7 +12,10 @@ any text format, around the format's own parser:
 - Mistral's ``[TOOL_CALLS]name{"a": 1}`` (also with ``[ARGS]`` between) and the older
   ``[TOOL_CALLS][{...}]`` (in the JSON formats the JSON after the marker is their own call);
 - tag-named XML as coding agents write it, for a known tool and its argument names:
-  ``<read_file><path>src/a.ts</path></read_file>``.
+  ``<read_file><path>src/a.ts</path></read_file>``; inside a Markdown code fence it is an
+  example, text (the coding agents that write this shape treat a fenced block so; ``CodeFences``
+  says where the fences are). The other shapes and the format's own calls are calls wherever
+  they stand: models do wrap real calls in fences.
 
 Only what the format's own parser left as prose is read, so nothing inside a call of the format
 is ever taken for a shape. Such a shape naming a known tool that cannot be read is a parse
@@ -30,6 +33,7 @@ from typing import Any
 
 from autobyteus_like.parsers._base import FormatParser, ParserFactory
 from autobyteus_like.parsers._call_shapes import CallSpec, extract_calls
+from autobyteus_like.parsers._code_fences import CodeFences
 from autobyteus_like.parsers._parse_events import ParseEvent, TextDelta
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools._registry import ToolRegistry
@@ -61,11 +65,13 @@ class OpenModelShapes(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
+        self._inner_feed = inner.feed  # (bound once: it runs for every chunk)
         self._registry = tools
         self._names: tuple[str, ...] | None = None
         """The known tools' names, read when the first possible shape is (most replies hold
         no ``[`` or ``<`` outside the format's own calls)."""
         self._pending = ""
+        self._fences = CodeFences()
 
     @property
     def _known(self) -> set[str]:
@@ -78,7 +84,8 @@ class OpenModelShapes(FormatParser):
         return self._names
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        return self._read(self._inner.feed(chunk), final=False)
+        events = self._inner_feed(chunk)
+        return self._read(events, final=False) if events else events
 
     def finish(self) -> list[ParseEvent]:
         events = self._inner.finish()
@@ -88,15 +95,21 @@ class OpenModelShapes(FormatParser):
         """The format's events with the shapes read out of its prose: a shape is prose to the
         format's parser, so only its prose is scanned (never the inside of its calls)."""
         out: list[ParseEvent] = []
+        in_call = False  # (one call's events tell the fences once)
         for event in events:
             if isinstance(event, TextDelta):
+                in_call = False
                 if self._pending or "[" in event.text or "<" in event.text:
                     out += self._scan(self._pending + event.text, final=False)
                 else:
+                    self._fences.feed(event.text)
                     out.append(event)
             else:
                 if self._pending:  # (the flush is inlined: most replies hold nothing)
                     out += self._flush()
+                if not in_call:
+                    self._fences.interrupt()
+                    in_call = True
                 out.append(event)
         if final and self._pending:
             out += self._flush()
@@ -116,19 +129,27 @@ class OpenModelShapes(FormatParser):
             found = starts.search(data, i)
             if found is None:
                 keep = 0 if final else _held(data, i)
-                if len(data) - keep > i:
-                    events.append(TextDelta(data[i : len(data) - keep]))
+                self._prose(data[i : len(data) - keep], events)
                 self._pending = data[len(data) - keep :]
                 return events
-            if found.start() > i:
-                events.append(TextDelta(data[i : found.start()]))
+            self._prose(data[i : found.start()], events)
+            if found.group(3) is not None and self._fences.inside():
+                self._prose(found.group(0), events)  # an example in a code fence: text
+                i = found.end()
+                continue
             end, read = self._shape(data, found, final)
             if end is None:  # not closed yet: wait for more
                 self._pending = data[found.start() :]
                 return events
+            self._fences.interrupt()
             events += read
             i = end
         return events
+
+    def _prose(self, text: str, events: list[ParseEvent]) -> None:
+        if text:
+            self._fences.feed(text)
+            events.append(TextDelta(text))
 
     def _shape(self, data: str, found: re.Match[str], final: bool
                ) -> tuple[int | None, list[ParseEvent]]:

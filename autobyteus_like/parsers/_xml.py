@@ -10,12 +10,12 @@ partial tag) waits for the next chunk.
 Python runs once per structural tag at most: a whole simple call and a run of leaf elements are
 each read by one regular expression (``xml_shortcuts``), and one search finds the next tag with
 its ``>`` (the patterns searched with are ``xml_tag_patterns``'). A call's raw text (for its
-error) is sliced once per chunk, not per tag.
+error) is sliced once per chunk, not per tag. A stream holds a short call body back until it
+ends, to read it as a whole text does (``_xml_call``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from autobyteus_like.parsers._base import FormatParser
@@ -27,6 +27,7 @@ from autobyteus_like.parsers._parse_events import (
     ToolCallStarted,
 )
 from autobyteus_like.parsers._xml_arguments import ArgumentTree, Frame
+from autobyteus_like.parsers._xml_call import CALL_END, CALL_END_REACH, HOLD_BODY, OpenCall
 from autobyteus_like.parsers._xml_shortcuts import apply_item_run, call_head, simple_body
 from autobyteus_like.parsers._xml_tag_patterns import (
     CDATA_HOLD,
@@ -50,16 +51,6 @@ __all__ = ["XmlToolCallParser"]
 _UNKNOWN: Any = object()
 
 
-@dataclass(slots=True)
-class _Call:
-    index: int
-    name: str
-    id: str | None
-    tree: ArgumentTree
-    raw: list[str] = field(default_factory=list)
-    in_cdata: bool = False
-
-
 class XmlToolCallParser(FormatParser):
     """Streams ``<tool>`` calls out of text; see the module docstring for the rules."""
 
@@ -68,14 +59,20 @@ class XmlToolCallParser(FormatParser):
     def __init__(self, tools: ToolRegistry | None, ids: InvocationIdAllocator) -> None:
         super().__init__(tools, ids)
         self._pending = ""
-        self._call: _Call | None = None
+        self._call: OpenCall | None = None
         self._raw_from = 0
         """Where the open call's text not yet in its ``raw`` starts, in the data being read."""
         self._schemas: dict[str, dict[str, Any] | None] = {}
 
     def feed(self, chunk: str) -> list[ParseEvent]:
         call = self._call
-        if not self._pending:  # the common streaming cases: one test and an append
+        if call is not None and call.held_after is not None:
+            held = self._pending + chunk  # (a negative start searches from 0)
+            if len(held) <= HOLD_BODY and CALL_END.search(
+                    held, len(self._pending) - CALL_END_REACH) is None:
+                self._pending = held  # the body is still short and open: hold it
+                return []
+        elif not self._pending:  # the common streaming cases: one test and an append
             if call is None:
                 if "<" not in chunk:
                     return [TextDelta(chunk)]  # plain prose
@@ -136,29 +133,38 @@ class XmlToolCallParser(FormatParser):
             events.append(TextDelta(data[i:start]))
         head = call_head(data, start)
         if head is not None:
-            written_name, written_id, end = head
+            written_name, written_id, end, after = head
             name = without_lone_surrogates(written_name.strip())
             if name:  # else the tag-by-tag reading reports the missing name
                 call_id = without_lone_surrogates(written_id.strip()) if written_id else None
-                return self._start_call(data, start, end, name, call_id or None, events)
+                return self._start_call(data, start, end, after, name, call_id or None, events)
         return self._open_tool(data, start, events)
 
     def _start_call(
-        self, data: str, start: int, end: int, name: str, call_id: str | None,
+        self, data: str, start: int, end: int, after: str, name: str, call_id: str | None,
         events: list[ParseEvent],
     ) -> int:
-        """A call whose head (``<tool ...><arguments>``) spans ``data[start:end]``: the whole call
-        at once if it is simple, else the call opened after its head."""
+        """A call whose head (``<tool ...>``, and ``<arguments>`` when ``after`` says so) spans
+        ``data[start:end]``: the whole call at once if it is simple, else the call opened after
+        its head."""
         index = self.calls.take_index()
         events.append(ToolCallStarted(index, name, call_id))
-        simple = simple_body(data, end)
+        simple = simple_body(data, end, after)
         if simple is not None:
             arguments, end = simple
             events.append(ToolCallCompleted(self.calls.build(name, arguments, call_id), index))
             return end
-        call = _Call(index, name, call_id, ArgumentTree(self._schema(name)))
+        call = OpenCall(index, name, call_id, ArgumentTree(self._schema(name)))
         self._call, self._raw_from = call, start
-        return end
+        return self._hold_body(call, data, end, after)
+
+    def _hold_body(self, call: OpenCall, data: str, i: int, after: str) -> int:
+        """Hold the new call's body (from ``i``, after its ``after`` tag) while it is short and
+        cannot have ended (see ``_xml_call``); else read it from ``i`` tag by tag."""
+        if len(data) - i > HOLD_BODY or CALL_END.search(data, i) is not None:
+            return i
+        call.held_after, self._pending = after, data[i:]
+        return len(data)
 
     def _open_tool(self, data: str, start: int, events: list[ParseEvent]) -> int:
         """Read the ``<tool ...>`` tag at ``start``; start a call, or report a broken tag."""
@@ -184,13 +190,13 @@ class XmlToolCallParser(FormatParser):
         call_id = without_lone_surrogates((attributes.get("id") or "").strip()) or None
         index = self.calls.take_index()
         events.append(ToolCallStarted(index=index, name=name, id=call_id))
-        call = _Call(index, name, call_id, ArgumentTree(self._schema(name)))
+        call = OpenCall(index, name, call_id, ArgumentTree(self._schema(name)))
         if tag.rstrip(">").rstrip().endswith("/"):
             call.raw.append(tag)
             self._complete(call, events)
-        else:
-            self._call, self._raw_from = call, start
-        return end.end()
+            return end.end()
+        self._call, self._raw_from = call, start
+        return self._hold_body(call, data, end.end(), "tool")
 
     def _schema(self, name: str) -> dict[str, Any] | None:
         """The tool's inlined schema (read-only here), copied once per response."""
@@ -206,6 +212,15 @@ class XmlToolCallParser(FormatParser):
         """Read the open call from ``i`` until it ends or the data does; return where."""
         call = self._call
         assert call is not None
+        if call.held_after is not None:  # a held body, complete or long now: read it
+            after, call.held_after = call.held_after, None
+            simple = simple_body(data, i, after)
+            if simple is not None:
+                arguments, end = simple
+                self._call = None
+                events.append(ToolCallCompleted(
+                    self.calls.build(call.name, arguments, call.id), call.index))
+                return end
         tree = call.tree
         frames = tree.frames
         n = len(data)
@@ -257,7 +272,7 @@ class XmlToolCallParser(FormatParser):
                 break
         return i
 
-    def _scan_cdata(self, call: _Call, data: str, i: int) -> int:
+    def _scan_cdata(self, call: OpenCall, data: str, i: int) -> int:
         top = call.tree.frames[-1]
         at = data.find("]]>", i)
         if at < 0:
@@ -355,14 +370,14 @@ class XmlToolCallParser(FormatParser):
         if frame.children is None and frame.items is None:
             frame.raw = True
 
-    def _take_raw(self, call: _Call, data: str | None, upto: int) -> None:
+    def _take_raw(self, call: OpenCall, data: str | None, upto: int) -> None:
         """End the open call at ``data[upto]``, adding its text up to there to its raw text."""
         if data is not None and self._call is call:
             call.raw.append(data[self._raw_from : upto])
         self._call = None
 
     def _complete(
-        self, call: _Call, events: list[ParseEvent], data: str | None = None, upto: int = 0
+        self, call: OpenCall, events: list[ParseEvent], data: str | None = None, upto: int = 0
     ) -> None:
         self._take_raw(call, data, upto)
         if call.tree.problems:
@@ -372,7 +387,7 @@ class XmlToolCallParser(FormatParser):
         events.append(ToolCallCompleted(invocation, call.index))
 
     def _fail(
-        self, call: _Call, message: str, events: list[ParseEvent], data: str | None = None,
+        self, call: OpenCall, message: str, events: list[ParseEvent], data: str | None = None,
         upto: int = 0,
     ) -> None:
         self._take_raw(call, data, upto)

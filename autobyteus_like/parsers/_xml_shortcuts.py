@@ -24,10 +24,10 @@ SPACE = r"[ \t\n\r]*+"
 # Attribute values are bounded well inside the parser's tag window (512 characters).
 VALUE = r'[^"<>]{0,200}+'
 _SIMPLE_ARG = rf'<arg name="{VALUE}">[^<]*+</arg>'
-_CALL_HEAD = re.compile(rf'<tool name="({VALUE})"(?: id="({VALUE})")?>{SPACE}<arguments>')
-_SIMPLE_BODY = re.compile(
-    rf"((?:{SPACE}{_SIMPLE_ARG})*+){SPACE}</arguments>{SPACE}</tool>"
-)
+_CALL_HEAD = re.compile(rf'<tool name="({VALUE})"(?: id="({VALUE})")?>({SPACE}<arguments>)?')
+_SIMPLE_ARGS = rf"((?:{SPACE}{_SIMPLE_ARG})*+){SPACE}</arguments>{SPACE}</tool>"
+_SIMPLE_BODY = {"arguments": re.compile(_SIMPLE_ARGS),
+                "tool": re.compile(rf"{SPACE}<arguments>{_SIMPLE_ARGS}")}
 ARG_PAIR = re.compile(rf'<arg name="({VALUE})">([^<]*+)</arg>')
 """A leaf ``<arg>``: its name and text."""
 LEAF_ITEM = r"<item>[^<]*+</item>"
@@ -44,18 +44,24 @@ CALL_TAIL = rf"/arguments>{SPACE}</tool>"
 """After a ``<``: the end of a call's arguments and of the call."""
 
 
-def call_head(data: str, start: int) -> tuple[str, str | None, int] | None:
-    """``<tool name="n" [id="i"]>`` and ``<arguments>`` at ``data[start]``: the name and id
-    attributes as written and where the head ends, or None if the call does not start so."""
+def call_head(data: str, start: int) -> tuple[str, str | None, int, str] | None:
+    """``<tool name="n" [id="i"]>``, and ``<arguments>`` if it follows, at ``data[start]``: the
+    name and id attributes as written, where the head ends and the tag it ends with ("tool" or
+    "arguments", as ``simple_body`` takes it), or None if the call does not start so."""
     match = _CALL_HEAD.match(data, start)
-    return None if match is None else (match.group(1), match.group(2), match.end())
+    if match is None:
+        return None
+    return (match.group(1), match.group(2), match.end(),
+            "tool" if match.group(3) is None else "arguments")
 
 
-def simple_body(data: str, start: int) -> tuple[dict[str, str], int] | None:
-    """The arguments (decoded) of a call whose head ends at ``start``, and where the call ends,
-    when it holds only leaf ``<arg>``s; None otherwise, and when an argument is given twice (the
-    tag-by-tag reading reports that)."""
-    match = _SIMPLE_BODY.match(data, start)
+def simple_body(data: str, start: int, after: str = "arguments"
+                ) -> tuple[dict[str, str], int] | None:
+    """The arguments (decoded) of a call whose head ends at ``start`` (with its ``<arguments>``
+    tag, or ``after`` its ``<tool>`` tag), and where the call ends, when it holds only leaf
+    ``<arg>``s; None otherwise, and when an argument is given twice (the tag-by-tag reading
+    reports that)."""
+    match = _SIMPLE_BODY[after].match(data, start)
     if match is None:
         return None
     pairs = ARG_PAIR.findall(match.group(1))
