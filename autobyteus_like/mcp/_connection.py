@@ -82,6 +82,7 @@ class ServerConnection:
         self._owner: asyncio.Task[None] | None = None
         self._stderr: StderrTail | None = None
         self._token = new_token()
+        self._listeners: set[asyncio.Task[None]] = set()
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -153,6 +154,9 @@ class ServerConnection:
                     deadline.deadline = math.inf
                     ready.set_result(None)
                     await self._over.wait()
+                    for listener in list(self._listeners):  # left inside the Client
+                        listener.cancel()
+                    await asyncio.gather(*self._listeners, return_exceptions=True)
             if deadline.cancelled_caught and not ready.done():
                 words = self.last_words()
                 raise start_failure(self.name, f"no answer within {timeout:g} s" +
@@ -264,8 +268,30 @@ class ServerConnection:
         return await self._live_client().read_resource(uri)
 
     async def subscribe(self, uri: str) -> None:
-        """Ask the server to announce changes of ``uri``."""
-        await self._live_client().subscribe_resource(uri)
+        """Ask the server to announce changes of ``uri``: ``resources/subscribe`` on a
+        handshake-era connection, a ``subscriptions/listen`` stream of its own on a 2026-07-28
+        one (held until the session ends; its events reach the message handler)."""
+        client = self._live_client()
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await client.subscribe_resource(uri)
+            return
+        acknowledged: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def listen() -> None:
+            try:
+                async with client.listen(resource_subscriptions=[uri]) as subscription:
+                    acknowledged.set_result(None)
+                    async for _ in subscription:  # the message handler sees each event
+                        pass
+            except Exception as exc:
+                if not acknowledged.done():
+                    acknowledged.set_exception(exc)
+                logger.debug("mcp server {}: listening to {} ended: {!r}", self.name, uri, exc)
+
+        task = asyncio.create_task(listen(), name=f"mcp-{self.name}-listen")
+        self._listeners.add(task)
+        task.add_done_callback(self._listeners.discard)
+        await acknowledged
 
     @property
     def capabilities(self) -> Any:

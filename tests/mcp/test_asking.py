@@ -46,13 +46,35 @@ def sampler() -> LLMSampler:
     return LLMSampler(ScriptedLLM(["forty-two", "again"]))
 
 
+class Updates:
+    """The URIs the server said changed."""
+
+    def __init__(self) -> None:
+        self.uris: list[str] = []
+        self.changed = threading.Condition()
+
+    def __call__(self, uri: str) -> None:
+        with self.changed:
+            self.uris.append(uri)
+            self.changed.notify_all()
+
+    def wait(self, uri: str) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: uri in self.uris, timeout=30)
+
+
 @pytest.fixture(scope="module")
-def asking(person, approvals, sampler):
+def updates() -> Updates:
+    return Updates()
+
+
+@pytest.fixture(scope="module")
+def asking(person, approvals, sampler, updates):
     toolset = MCPToolset.stdio(sys.executable, [ASKING], name="ask", resources_tool=True,
                                max_result_chars=1_000, elicitation_timeout_s=0.5,
                                sampling=True, sampler=sampler,
                                approve_sampling=lambda request: approvals[0],
-                               on_elicitation=person)
+                               on_elicitation=person, on_resource_updated=updates)
     with toolset:
         yield toolset
 
@@ -88,6 +110,12 @@ def test_resources_listed_read_and_capped(asking):
     assert reader.run({"uri": "notes://short"}) == "the short note"
     with pytest.raises(ToolFailure):
         reader.run({"uri": "notes://nothing-here"})
+
+
+def test_resource_updates_reach_the_callback(asking, updates):
+    asking.subscribe("notes://short")
+    assert said(asking, "touch") == "touched"
+    assert updates.wait("notes://short")
 
 
 def test_elicitation_answered_and_validated(asking, person):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from mcp.server.elicitation import ElicitationResult
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve, Sample
 from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
@@ -41,6 +41,13 @@ async def sample(prompt: str,
                  result: Annotated[CreateMessageResult, Resolve(complete)]) -> str:
     """Ask the client's LLM to complete ``prompt``."""
     return f"sampled: {getattr(result.content, 'text', result.content)}"
+
+
+@server.tool()
+async def touch(ctx: Context) -> str:
+    """Announce that notes://short changed."""
+    await ctx.notify_resource_updated("notes://short")
+    return "touched"
 
 
 @server.prompt()
