@@ -50,7 +50,7 @@ _TRANSCRIPT_ENTRIES = 500
 _TRANSCRIPT_ENTRY_CHARS = 20_000
 
 
-class Transcript:
+class AskRecord:
     """What clients asked the served team and what it answered, newest last (the last
     ``_TRANSCRIPT_ENTRIES`` entries, each cut at ``_TRANSCRIPT_ENTRY_CHARS``)."""
 
@@ -66,7 +66,7 @@ class Transcript:
         return "\n\n".join(self._entries) or "(nothing asked yet)"
 
 
-def _ask_tool(host: TeamHost, member: str | None, transcript: Transcript) -> Any:
+def _ask_tool(host: TeamHost, member: str | None, transcript: AskRecord) -> Any:
     who = member or host.config.coordinator
 
     async def ask(message: Message, ctx: Context) -> str:
@@ -104,7 +104,7 @@ def _role_prompt(team: str, member: AgentConfig) -> Callable[[], str]:
 
 
 def _add_roles_and_transcript(server: MCPServer, host: TeamHost,
-                              transcript: Transcript) -> None:
+                              transcript: AskRecord) -> None:
     config = host.config
     for member in config.members:
         server.prompt(name=f"role_{tool_name(member.name).removeprefix('ask_')}",
@@ -123,7 +123,7 @@ def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
     roster = ", ".join(f"{m.name} ({m.role})" if m.role else m.name for m in config.members)
     server: MCPServer = MCPServer(config.name, instructions=config.description or None,
                                   log_level="WARNING")
-    transcript = Transcript()
+    transcript = AskRecord()
     _add_roles_and_transcript(server, host, transcript)
     team_tool = tool_name(config.name)
     server.add_tool(
