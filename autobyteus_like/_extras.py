@@ -20,6 +20,8 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "postgres": ("psycopg",),
     "web": ("ag_ui", "starlette", "uvicorn"),
     "a2a": ("a2a", "starlette", "uvicorn"),
+    "vector": ("wordllama", "usearch"),
+    "js": ("py_mini_racer",),
 }
 """Extra -> the importable packages it installs (as in pyproject.toml)."""
 

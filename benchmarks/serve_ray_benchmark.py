@@ -57,7 +57,8 @@ def rebuilt(asks: int) -> float:
     """Seconds per ask, the team stopped and started again before each (the old way)."""
     host = _host(asks)
 
-    def rebuild(rewind: bool = False, abandon: str = "") -> None:
+    def rebuild(rewind: bool = False, abandon: str = "", conversation: str | None = None
+                ) -> None:
         host.team.stop()
         host._team = AgentTeam(host.config, tools=host._tools).start()
 

@@ -37,7 +37,11 @@ def _describe(qualified: str, value: Any) -> list[str]:
     if inspect.isclass(value):
         kind = "exception" if issubclass(value, BaseException) else "class"
         lines = [f"{qualified}: {kind}{_signature(value)}"]
-        for name, member in sorted(vars(value).items()):
+        members: dict[str, Any] = {}
+        for base in reversed(value.__mro__):  # its own and those it inherits from ours
+            if base is value or base.__module__.startswith("autobyteus_like"):
+                members.update(vars(base))
+        for name, member in sorted(members.items()):
             if name.startswith("_"):
                 continue
             if isinstance(member, (staticmethod, classmethod)):

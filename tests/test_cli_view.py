@@ -90,3 +90,14 @@ def test_detach_prints_a_resume_command_that_works(software_team, capsys):
     capsys.readouterr()
     assert main(shlex.split(command)[1:]) == 0, capsys.readouterr().err
     assert "answer: Done: the coder wrote hello.py" in capsys.readouterr().out
+
+
+def test_the_live_view_shows_the_working_set_after_memory_advise():
+    from autobyteus_like.tools._invocation import ToolInvocation
+
+    shown, out = view(200)
+    advice = ToolInvocation(id="c1", name="memory.advise")
+    state = {"hot": [{"path": "plan.md", "why": "the plan"}, {"path": "api.md", "why": "x"}],
+             "cold": [{"path": "log.txt", "why": "done"}]}
+    shown.show(ToolResultReceived(agent="worker", result=ToolResult.success(advice, state)))
+    assert "worker working set: hot plan.md, api.md; cold log.txt" in out.getvalue()

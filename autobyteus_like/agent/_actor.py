@@ -8,8 +8,9 @@ events that handlers emit are processed in FIFO order before the next message. B
 messages and stop. A mailbox message may carry several events (the LLM's last piece of text
 and the end of its response), handled in order as if they had come one by one.
 
-A verdict of the hooks (a usage limit) ends the run here: the work stops, the turn fails, and
-every later message is refused. A hook that raises (a store that cannot be written) fails the
+A verdict of the hooks (a usage limit) ends the run here: the work stops (what the hooks
+admitted and no thread took yet is released: ``not_made``), the turn fails, and every later
+message is refused. A hook that raises (a store that cannot be written) fails the
 turn at once: no tool starts after it, and the event whose handling failed is not published.
 """
 
@@ -34,6 +35,7 @@ from autobyteus_like.agent._member_replies import fail_every
 from autobyteus_like.agent._publication import Publication
 from autobyteus_like.agent._quiet_wakeup import wake_quietly
 from autobyteus_like.agent._session_log import SessionLog, SessionLogHooks
+from autobyteus_like.agent._side_requests import OnActor, SideRequests
 from autobyteus_like.agent._subscription import EventPublisher
 from autobyteus_like.agent._turn_checks import turn_checks
 from autobyteus_like.agent._turn_services import TurnServices
@@ -56,15 +58,16 @@ from autobyteus_like.handlers._context import AgentContext
 from autobyteus_like.handlers._registry import HandlerRegistry
 from autobyteus_like.handlers._run_end import end_run, refuse
 from autobyteus_like.handlers._scheduling import SlotState
-from autobyteus_like.handlers._turn_steps import complete_turn, run_over
+from autobyteus_like.handlers._turn_steps import complete_turn, not_made, run_over
 from autobyteus_like.hooks import AgentHooks, compose
 from autobyteus_like.hooks._culprit import failing_hook, hook_failure
+from autobyteus_like.llm._base import LLM
 from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.usage._limit_event import UsageLimitReached
-from autobyteus_like.usage._meter import AgentMeter
 
 if TYPE_CHECKING:
     from autobyteus_like.store._restore import TurnSnapshot
+    from autobyteus_like.tools._context import WorkingSetView
 
 __all__ = ["AgentActor", "AgentStoppedError", "ResumeTurns", "ToolsRefreshed"]
 
@@ -88,6 +91,7 @@ class AgentActor(FastInboxActor):
         threads: list[threading.Thread],
         hooks: tuple[AgentHooks, ...] = (),
         snapshot: TurnSnapshot | None = None,
+        working_set: WorkingSetView | None = None,
     ) -> None:
         super().__init__()
         self._handlers = handlers.table()
@@ -114,11 +118,17 @@ class AgentActor(FastInboxActor):
                                           config.session_log_format), self.ctx.report_error)
                if config.session_log is not None else None)
         self.ctx.hooks = compose([*hooks, log, *config.hooks])
-        self.ctx.whole_response_first = self.ctx.hooks.needs_whole_response
+        services.use_hooks(self.ctx.hooks)  # the wrapping hooks, around requests and calls
         self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
-        for hook in hooks:
-            if isinstance(hook, AgentMeter):  # a teammate may end the run (any thread)
-                hook.budget.on_exceeded(self._limit_crossed)
+        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
+            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
+                                             services.cancel)
+        self.ctx.working_set = working_set
+        try:
+            self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
+        except Exception as exc:  # nothing has started to fail: said, and the agent goes on
+            self.ctx.report_error(f"the start of the run could not be recorded "
+                                  f"({hook_failure(exc)})", type(exc).__name__)
         if snapshot is not None:
             from autobyteus_like.handlers._turn_resume import restore_context
 
@@ -172,6 +182,8 @@ class AgentActor(FastInboxActor):
             return None
         elif isinstance(message, ResumeTurns):
             self._resume(message)
+        elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
+            return message.run(self.ctx.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None
@@ -237,13 +249,14 @@ class AgentActor(FastInboxActor):
         every message (now and later)."""
         if self._ended is None:
             self._ended = error
-            self._services.stop_work()
+            not_made(self.ctx, self._services.stop_work())
             end_run(self.ctx, error)
 
     def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
                                         type(event).__name__)
-        self._services.handoffs.clear()  # the turn is over: nothing queued for it starts
+        # the turn is over: nothing queued for it starts (nor counts)
+        not_made(self.ctx, self._services.drop_handoffs())
         hook = failing_hook(exc)  # a hook's own failure names the hook and its point
         message = (f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
                    if hook is None else f"the hook {hook} raised {type(exc).__name__}: {exc} "
@@ -277,7 +290,7 @@ class AgentActor(FastInboxActor):
 
     def on_stop(self) -> None:
         self._publisher.unwatch(self._listened)
-        self._services.stop()
+        not_made(self.ctx, self._services.stop())
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
             pending.append(self.ctx.turn.reply)

@@ -36,6 +36,7 @@ from autobyteus_like.agent._subscription import (
     EventPublisher,
     EventSubscription,
 )
+from autobyteus_like.agent._working_memory import working_set_processors
 from autobyteus_like.events import (
     AgentEvent,
     ConversationReset,
@@ -212,11 +213,12 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             handlers.register(event_type, handler)
         schema = provider_schema(self.name, self.output, self.config.output_mode,
                                  self.format.name, llm)
-        if self.config.history_processors or self.format.name != NATIVE or schema:
+        processors, working_set = working_set_processors(self)  # memory.advise's
+        if processors or self.format.name != NATIVE or schema:
             from autobyteus_like.history._outgoing import ShapedLLM  # what each request sends
 
             config = config.model_copy(update={"llm": ShapedLLM(
-                llm, self.name, self.format, self.config.history_processors, schema)})
+                llm, self.name, self.format, processors, schema)})
         writer = None
         session = self.session
         if session is not None and not session.held:  # an agent on its own (a team holds
@@ -234,7 +236,7 @@ class Agent(AgentConversation, AgentRequests, AgentResume):
             self._ref = AgentActor.start(
                 config, self.tools, self.format, self.system_prompt, handlers,
                 self._publisher, self._threads, hooks=(writer, *hooks) if writer else
-                tuple(hooks), snapshot=self._restored,
+                tuple(hooks), snapshot=self._restored, working_set=working_set,
             )
             if self.config.history is not None and not (
                     self._restored is not None and self._restored.messages):

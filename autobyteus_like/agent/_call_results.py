@@ -12,7 +12,7 @@ from autobyteus_like.tools._image_content import ImageContent
 from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
 from autobyteus_like.tools._result_values import DEFAULT_MAX_RESULT_CHARS, capped, json_value
 
-__all__ = ["failure_result", "shown_text", "success_result", "timeout_result"]
+__all__ = ["failure_result", "hook_result", "shown_text", "success_result", "timeout_result"]
 
 _MAX_MESSAGE = 2000
 
@@ -75,6 +75,15 @@ def failure_result(invocation: ToolInvocation, tool: ToolDefinition, exc: BaseEx
     except Exception:  # a result that cannot be built from what was raised: say only its kind
         return ToolResult.failure(invocation, ErrorCode.INTERNAL,
                                   f"{tool.name} raised {type(exc).__name__}")
+
+
+def hook_result(invocation: ToolInvocation, hook: str, exc: BaseException) -> ToolResult:
+    """A hook wrapping the call (``hook``: ``Class.wrap_tool_call``) raised ``exc``: the
+    call failed, and says which hook failed it (never raises)."""
+    return ToolResult.failure(
+        invocation, ErrorCode.INTERNAL,
+        f"the hook {hook} raised {type(exc).__name__}: {shown_text(exc)[:_MAX_MESSAGE]}",
+        recoverable=False)
 
 
 def timeout_result(invocation: ToolInvocation, tool: ToolDefinition, timeout: float

@@ -4,12 +4,15 @@ Its requests run one at a time, in order, on a pool of one thread (``WorkerPool`
 on the first request and ends after ``LLM_THREAD_IDLE_S`` without one, so an agent that has not
 asked its model for a while holds no thread for it (a host of hundreds of mostly idle members
 keeps hundreds fewer); the next request starts one again (~0.1 ms, against a request's many).
+A request runs inside the hooks that wrap it (``wrap_model_request``), on this thread; one the
+run's end withdraws before this thread began it is never made.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from autobyteus_like._frozen_values import builder
 from autobyteus_like.agent._worker_pool import WorkerPool
@@ -22,6 +25,8 @@ from autobyteus_like.events import (
     LLMRequestFailed,
     LLMResponseCompleted,
 )
+from autobyteus_like.hooks._protocol import LLMCall
+from autobyteus_like.hooks._wrapping import Chain
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest
 
@@ -44,32 +49,60 @@ class LLMWorker:
         post: Callable[[AgentEvent | tuple[AgentEvent, ...]], None],
         cancel: threading.Event,
         threads: list[threading.Thread],
+        wrapping: Sequence[Callable[..., Any]] = (),
     ) -> None:
         self._agent = agent
         self._llm = llm
         self._post = post
         self._cancel = cancel
+        self._wrapping = tuple(wrapping)
+        self._queued: set[int] = set()
+        """Requests sent and not yet begun: whoever removes one first (its stream beginning,
+        or ``withdraw``) has it; each ``set.remove`` is one atomic step, so no lock."""
         self._pool = WorkerPool(f"{agent}-llm", 1, LLM_THREAD_IDLE_S,
                                 started=lambda thread: _keep(threads, thread))
 
-    def send(self, request_no: int, request: LLMRequest) -> None:
+    def send(self, request_no: int, request: LLMRequest, turn_id: int = 0) -> None:
         """Stream ``request`` (the turn's ``request_no``) after those sent before it."""
-        self._pool.submit(self._stream, request_no, request)
+        self._queued.add(request_no)
+        self._pool.submit(self._stream, request_no, request, turn_id)
+
+    def withdraw(self) -> int:
+        """Requests sent and not begun are never made (the run ended): how many."""
+        count = 0
+        for number in list(self._queued):
+            try:
+                self._queued.remove(number)
+            except KeyError:  # its stream began first
+                continue
+            count += 1
+        return count
 
     def stop(self) -> None:
         """No more requests; the one streaming ends when it is cut (``cancel``), its thread
         then (the agent joins it, with a deadline)."""
         self._pool.shutdown(wait=False)
 
-    def _stream(self, number: int, request: LLMRequest) -> None:
+    def _stream(self, number: int, request: LLMRequest, turn_id: int) -> None:
+        try:
+            self._queued.remove(number)
+        except KeyError:
+            return  # withdrawn before it began
         usage, last = None, ""
         finished: LLMChunk | None = None
         carried: list[dict[str, object]] = []
         answered_by: tuple[str, str] | None = None
         fallbacks: list[str] = []
         adapted: list[tuple[str, str, str]] = []
+        chain = None
         try:
-            for chunk in self._llm.stream(request, self._cancel):
+            chunks: Iterable[LLMChunk]
+            if self._wrapping:
+                chain = Chain(self._wrapping, self._open, streams=True)
+                chunks = chain(LLMCall(self._agent, turn_id, number, request))
+            else:
+                chunks = self._llm.stream(request, self._cancel)
+            for chunk in chunks:
                 if self._cancel.is_set():
                     return
                 if chunk.switch is not None:  # a fallback model takes over
@@ -101,6 +134,12 @@ class LLMWorker:
         except Exception as exc:  # a provider error is reported, never fatal to the agent
             if self._cancel.is_set():
                 return  # the stream was cut because the agent is stopping
+            hook = chain.own_failure(exc) if chain is not None else None
+            if hook is not None:  # a wrapping hook's own failure names it
+                self._post(LLMRequestFailed(
+                    agent=self._agent, request_no=number, error_type=type(exc).__name__,
+                    error=f"the hook {hook} raised {type(exc).__name__}: {_shown(exc)}"))
+                return
             error = exc if isinstance(exc, LLMError) else _unreadable(self._llm, exc)
             self._post(LLMRequestFailed(agent=self._agent, request_no=number, error=str(error),
                                         error_type=type(error).__name__))
@@ -121,6 +160,17 @@ class LLMWorker:
                         completed))
         else:
             self._post(completed)
+
+    def _open(self, call: LLMCall) -> Iterable[LLMChunk]:
+        """The request itself, at the centre of the wrapping hooks."""
+        return self._llm.stream(call.request, self._cancel)
+
+
+def _shown(exc: BaseException) -> str:
+    try:
+        return str(exc)[:300]
+    except Exception:
+        return ""
 
 
 def _unreadable(llm: LLM, exc: Exception) -> LLMError:

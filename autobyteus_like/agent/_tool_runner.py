@@ -20,6 +20,8 @@ body still running then is given up, and the log says so.
 Whatever a tool raises, ``SystemExit``, ``KeyboardInterrupt`` and ``CancelledError`` included,
 is a failed result (INTERNAL) and the runtime goes on: no exception from a tool, nor from a task
 it left behind, can kill a worker or the loop.
+A call runs inside its wrapping hooks, then the middleware, on a pool thread (an async body then
+on its loop). ``stop`` and ``unstarted`` say which calls never began (so are not counted).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from loguru import logger
 from autobyteus_like._frozen_values import builder
 from autobyteus_like.agent._call_results import (
     failure_result,
+    hook_result,
     shown_text,
     success_result,
     timeout_result,
@@ -45,10 +48,11 @@ from autobyteus_like.agent._quiet_wakeup import wake_quietly
 from autobyteus_like.agent._worker_pool import WorkerPool
 from autobyteus_like.errors import ToolFailure
 from autobyteus_like.events import AgentEvent, ToolResultReceived
+from autobyteus_like.hooks._wrapping import Chain
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation, ToolResult
-from autobyteus_like.tools._middleware import Middleware, ToolCall, run_with_middleware
+from autobyteus_like.tools._middleware import Middleware, ToolCall
 from autobyteus_like.tools._result_values import DEFAULT_MAX_RESULT_CHARS
 
 __all__ = ["STOP_GRACE_S", "TOOL_THREAD_IDLE_S", "ToolRunner"]
@@ -82,8 +86,8 @@ async def _contained(work: Coroutine[Any, Any, Any], tool: ToolDefinition) -> An
 class _Call:
     """One call whose result is delivered exactly once: by the tool, or by its timeout."""
 
-    __slots__ = ("_lock", "_settled", "bound", "context", "deadline", "invocation", "post",
-                 "task", "thread", "timeout", "tool")
+    __slots__ = ("_lock", "_settled", "begun", "bound", "context", "deadline", "invocation",
+                 "post", "task", "thread", "timeout", "tool")
 
     def __init__(self, invocation: ToolInvocation, tool: ToolDefinition, context: ToolContext,
                  bound: Any, timeout: float | None) -> None:
@@ -95,6 +99,7 @@ class _Call:
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self._lock = threading.Lock()
         self._settled = False
+        self.begun = False  # its body (or the hooks wrapping it) began: it counts as made
         self.thread: threading.Thread | None = None
         """The pool thread running a sync body, once it started."""
         self.task: asyncio.Task[None] | None = None
@@ -113,13 +118,23 @@ class _Call:
         """Whether its result (or its timeout) was delivered."""
         return self._settled
 
-    def begin(self) -> bool:
-        """Claim a sync call for the current thread; False if it timed out in the queue (its
-        TIMEOUT result is, or is about to be, delivered by its deadline)."""
+    def begin(self, sync: bool = True) -> bool:
+        """Claim a call (a sync one for the current thread); False if it timed out in the
+        queue (its TIMEOUT result is, or is about to be, delivered by its deadline)."""
         with self._lock:
             if self._settled or (self.deadline is not None and time.monotonic() >= self.deadline):
                 return False
-            self.thread = threading.current_thread()
+            if sync:
+                self.thread = threading.current_thread()
+            self.begun = True
+            return True
+
+    def withhold(self) -> bool:
+        """Settle a call whose body has not begun, so it never will (False: it began)."""
+        with self._lock:
+            if self.begun or self._settled:
+                return False
+            self._settled = True
             return True
 
 
@@ -148,6 +163,9 @@ class ToolRunner:
         self._max_result_chars = max_result_chars
         self._post = post
         self._middleware = tuple(middleware)
+        self._wrapping: tuple[Callable[..., Any], ...] = self._middleware  # hooks' first
+        self.unstarted: Callable[[], None] = lambda: None
+        """Told (on the agent's thread) of a call that timed out before its body began."""
         self._max_workers = max_workers
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -162,6 +180,10 @@ class ToolRunner:
         self._until = 0.0
         """When a stop gives up waiting for the sync bodies it cancelled."""
 
+    def wrap(self, hooks: Sequence[Callable[..., Any]]) -> None:
+        """The hooks' ``wrap_tool_call``, outermost first, around every call's middleware."""
+        self._wrapping = (*hooks, *self._middleware)
+
     def submit(self, invocation: ToolInvocation, tool: ToolDefinition, timeout: float | None,
                context: ToolContext, bound: Any = None) -> None:
         """Start one call now; its result arrives later as an event. ``bound`` is the arguments
@@ -174,7 +196,7 @@ class ToolRunner:
             self._running.add(call)
         if timeout is not None:
             self._deadlines.add(call, timeout, lambda: self._overdue(call))
-        if tool.is_async and not self._middleware:
+        if tool.is_async and not self._wrapping:
             self._start_on_a_loop(call)
         else:
             with self._lock:
@@ -214,6 +236,8 @@ class ToolRunner:
             pool = self._pool
         if call.thread is not None and pool is not None:
             pool.abandon(call.thread)  # give its slot to the next call
+        if not call.begun:  # it never began (it waited for a thread): not made
+            self.unstarted()
         _cancel_task(call)
         assert call.timeout is not None
         self._post(ToolResultReceived(agent=self._agent,
@@ -272,17 +296,20 @@ class ToolRunner:
             with self._lock:
                 self._bodies -= 1
             return
+        chain = None
         try:
-            if self._middleware:
-                value = run_with_middleware(ToolCall(call.invocation, call.tool, call.context),
-                                            self._middleware, self._innermost)
+            if self._wrapping:
+                chain = Chain(self._wrapping, self._innermost)
+                value = chain(ToolCall(call.invocation, call.tool, call.context))
             elif call.bound is not None:
                 value = call.tool.call_bound(call.bound, call.context)
             else:
                 value = call.tool.run(call.invocation.arguments, call.context)
             result = success_result(call.invocation, value, self._cap(call.tool))
         except BaseException as exc:  # SystemExit from a tool is a failed call, not an exit
-            result = failure_result(call.invocation, call.tool, exc)
+            hook = chain.own_failure(exc) if chain is not None else None
+            result = (failure_result(call.invocation, call.tool, exc) if hook is None
+                      else hook_result(call.invocation, hook, exc))
         finally:
             with self._lock:
                 self._bodies -= 1
@@ -303,8 +330,8 @@ class ToolRunner:
     # -- async tools: on the loop, cancellable ----------------------------------------------
 
     def _start_async(self, call: _Call) -> None:
-        if call.settled or self._stopped:  # timed out, or stopped, before the loop got to it
-            return
+        if self._stopped or not call.begin(sync=False):  # timed out, or stopped, before the
+            return                                     # loop got to it
         task = asyncio.ensure_future(self._run_async(call))
         call.task = task
         self._tasks.add(task)
@@ -326,16 +353,18 @@ class ToolRunner:
             result = failure_result(call.invocation, call.tool, exc)
         self._finish(call, result)
 
-    def stop(self, wait: bool = True) -> None:
+    def stop(self, wait: bool = True) -> int:
         """Cancel running calls, stop the loop and, with ``wait``, wait for the sync bodies
         until their deadline (at most ``STOP_GRACE_S``), so no thread is left behind where
         Python can end it. A second call only waits (a usage limit ends the run without
-        waiting, on the agent's thread; stopping the agent then waits)."""
+        waiting, on the agent's thread; stopping the agent then waits). Returns how many
+        calls submitted never began (and now never will)."""
         with self._lock:
             first = not self._stopped
             self._stopped = True
             loop, thread, pool = self._loop, self._thread, self._pool
             running, self._running = self._running, set()
+        withheld = sum(call.withhold() for call in running)
         if first:
             now = time.monotonic()
             self._until = now + min(STOP_GRACE_S, max(
@@ -356,7 +385,7 @@ class ToolRunner:
         if not wait:
             if pool is not None:
                 pool.shutdown(wait=False)
-            return
+            return withheld
         if loop is not None and thread is not None:
             thread.join(timeout=5)
             if not thread.is_alive() and not loop.is_closed():
@@ -368,3 +397,4 @@ class ToolRunner:
                                "deadline, or the stop's {} s grace); their threads were given "
                                "up and finish on their own", self._agent, len(left),
                                STOP_GRACE_S)
+        return withheld

@@ -1,5 +1,7 @@
 """The services an agent's actor gives its turn machine: streaming an LLM request on the LLM
-worker, running a call on the tool runner, and taking refreshed tools at a turn's start.
+worker, running a call on the tool runner (each inside the hooks that wrap it, on that thread),
+and taking refreshed tools at a turn's start. Work the hooks admitted but no thread took (the
+run ended, the agent stopped) is said by kind when it is dropped, so the hooks release it.
 
 Work for other threads is handed over once the current mailbox message is fully handled
 (``hand_over``): the thread that takes it then runs while the actor goes back to its mailbox,
@@ -18,6 +20,9 @@ from pydantic import BaseModel
 from autobyteus_like.agent._llm_worker import LLMWorker
 from autobyteus_like.agent._tool_runner import ToolRunner
 from autobyteus_like.formats import NATIVE
+from autobyteus_like.handlers._turn_steps import not_made
+from autobyteus_like.hooks import AgentHooks, CallKind
+from autobyteus_like.hooks._wrapping import wrappers
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._cancellation import Cancellation
 from autobyteus_like.llm._messages import LLMRequest
@@ -52,11 +57,24 @@ class TurnServices:
         self.runner = ToolRunner(config.name, post, deadlines, config.max_parallel_tools,
                                  config.middleware, config.max_result_chars)
         self.worker: LLMWorker | None = None
-        self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
-        """Work for other threads, as (function, arguments), given to them by ``hand_over``."""
+        self.handoffs: list[tuple[Callable[..., object], tuple[Any, ...], CallKind]] = []
+        """Work for other threads, as (function, arguments, what the hooks admitted), given to
+        them by ``hand_over``."""
+        self._request_wrappers: tuple[Callable[..., Any], ...] = ()
         self.refreshed: ToolsRefreshed | None = None
         self.ctx: AgentContext | None = None
         """The context served (set once it exists)."""
+
+    def use_hooks(self, hooks: AgentHooks) -> None:
+        """The agent's hooks are fixed: those that wrap a request or a call (none: no chain)."""
+        self._request_wrappers = wrappers(hooks, "wrap_model_request")
+        self.runner.wrap(wrappers(hooks, "wrap_tool_call"))
+        self.runner.unstarted = self._timed_out_unstarted
+
+    def _timed_out_unstarted(self) -> None:
+        """A call timed out before its body began (on the agent's thread): never made."""
+        if self.ctx is not None:
+            not_made(self.ctx, ("tool_calls",))
 
     def stream_llm(self, request_no: int, request: LLMRequest) -> None:
         ctx = self.ctx
@@ -67,8 +85,10 @@ class TurnServices:
         if self.worker is None:
             llm = self._config.llm
             assert isinstance(llm, LLM), "an agent builds its LLM before its actor starts"
-            self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads)
-        self.handoffs.append((self.worker.send, (request_no, request)))
+            self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads,
+                                    self._request_wrappers)
+        turn_id = turn.turn_id if turn is not None else 0
+        self.handoffs.append((self.worker.send, (request_no, request, turn_id), "llm_calls"))
 
     def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
                     ) -> LLMRequest:
@@ -85,25 +105,40 @@ class TurnServices:
 
     def run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
                  timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
-        self.handoffs.append((self.runner.submit, (invocation, tool, timeout, context, bound)))
+        self.handoffs.append((self.runner.submit, (invocation, tool, timeout, context, bound),
+                              "tool_calls"))
 
     def hand_over(self) -> None:
         """Give the work queued while handling a message to its threads."""
         handoffs, self.handoffs = self.handoffs, []
-        for handoff, arguments in handoffs:
+        for handoff, arguments, _ in handoffs:
             handoff(*arguments)
 
-    def stop_work(self) -> None:
-        """Cut the LLM request and the tools, and drop work not yet handed over."""
-        self.cancel.set()
-        self.handoffs.clear()
-        self.runner.stop(wait=False)  # the agent's thread stays free; stopping it waits
+    def drop_handoffs(self) -> list[CallKind]:
+        """Drop the work not yet handed over: what each was (never made)."""
+        handoffs, self.handoffs = self.handoffs, []
+        return [kind for _, _, kind in handoffs]
 
-    def stop(self) -> None:
+    def stop_work(self) -> list[CallKind]:
+        """Cut the LLM request and the tools, and drop work not yet handed over: what was
+        queued and will now never be made (a request its worker had not begun, a call whose
+        body had not started)."""
+        self.cancel.set()
+        unmade = self.drop_handoffs()
+        if self.worker is not None:
+            unmade += ["llm_calls"] * self.worker.withdraw()
+        # the agent's thread stays free; stopping it waits
+        unmade += ["tool_calls"] * self.runner.stop(wait=False)
+        return unmade
+
+    def stop(self) -> list[CallKind]:
         """The agent stops: everything above, and the LLM worker (not waited for here: a
         stream the provider cannot cut ends at its own timeout; the facade joins its thread
-        with a deadline)."""
+        with a deadline). What will now never be made, as ``stop_work``."""
         self.cancel.set()
-        self.runner.stop()
+        unmade = self.drop_handoffs()
+        unmade += ["tool_calls"] * self.runner.stop()
         if self.worker is not None:
+            unmade += ["llm_calls"] * self.worker.withdraw()
             self.worker.stop()
+        return unmade

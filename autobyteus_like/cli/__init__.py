@@ -1,5 +1,6 @@
 """The command line: ``autobyteus-like`` (one module per command, all private)."""
 
 from autobyteus_like.cli._main import main
+from autobyteus_like.cli._tools import load_tools
 
-__all__ = ["main"]
+__all__ = ["load_tools", "main"]

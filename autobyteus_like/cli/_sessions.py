@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from autobyteus_like.agent._working_memory import working_set_record
 from autobyteus_like.errors import UsageError
 from autobyteus_like.events import (
     AgentEvent,
@@ -192,6 +193,10 @@ def _show(args: argparse.Namespace) -> int:
         info = store.session(args.name)
         assert info is not None
         _say(f"session {info.name} (team {info.team}): {store.standing(info.name)}")
+        others = sorted(other.name for other in store.sessions()  # a team's conversations
+                        if other.name.startswith(f"{info.name}@"))
+        if others:
+            _say("conversations (each a session): " + ", ".join(map(_field, others)))
         for agent in store.agents(args.name):
             _say(f"\n== {agent} ==")
             for message in store.history(args.name, agent, every_epoch=True):
@@ -200,6 +205,7 @@ def _show(args: argparse.Namespace) -> int:
             for call in store.calls(args.name, agent):
                 outcome = "" if call.result is None else f" -> {_result_text(call.result)}"
                 _say(f"  call {call.invocation_id} {call.name}: {call.state.value}{outcome}")
+            _print_working_set(store.usage(args.name, working_set_record(agent)))
         mail = store.mail(args.name)
         if mail:
             _say("\n== messages between members ==")
@@ -209,6 +215,13 @@ def _show(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _print_working_set(saved: dict[str, Any] | None) -> None:
+    """The agent's working set (memory.advise), if it has one."""
+    for kind in ("hot", "cold"):
+        for entry in (saved or {}).get(kind, []):
+            _say(f"  working set: {kind} {entry.get('path')} ({entry.get('why')})")
 
 
 def _print_message(role: str, content: str, calls: list[dict[str, Any]],

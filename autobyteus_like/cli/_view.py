@@ -240,7 +240,13 @@ class RichView(EventView):
             self._say(agent, "magenta", f"waits for approval of {event.invocation.name}")
         elif isinstance(event, ToolResultReceived):
             result = event.result
-            if result.status == "success":
+            if result.status == "success" and result.tool_name == "memory.advise" and \
+                    isinstance(result.content, dict):  # the agent's working set, as it is now
+                kept = {kind: ", ".join(str(entry.get("path")) for entry in entries) or "-"
+                        for kind, entries in result.content.items() if isinstance(entries, list)}
+                self._say(agent, "green", f"working set: hot {escaped(kept.get('hot', '-'))}; "
+                                          f"cold {escaped(kept.get('cold', '-'))}")
+            elif result.status == "success":
                 self._say(agent, "green",
                           f"{escaped(result.tool_name)} -> {self._short(result.content)}")
             elif result.error is not None:

@@ -34,7 +34,7 @@ from autobyteus_like.llm._messages import LLMRequest, Message
 from autobyteus_like.parsers._base import FormatParser
 from autobyteus_like.parsers._call_builder import CallBuilder
 from autobyteus_like.parsers._parse_events import ParseErrorInfo
-from autobyteus_like.tools._context import ToolContext
+from autobyteus_like.tools._context import SideLLM, ToolContext, WorkingSetView
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
@@ -92,7 +92,7 @@ class TurnState:
     mail_id: str | None = None
     """The team message this turn answers (a session records its answer)."""
     deferred: list[ToolInvocation] = field(default_factory=list)
-    """When the hooks need the whole response first (a session's writer): calls parsed while
+    """Calls the hooks did not admit early (``admit_early``; a session's writer): parsed while
     the response streams, asked about and started only once the response is complete."""
     failed: dict[str, ToolResult] = field(default_factory=dict)
     """This response's parse-error results by call id (stored with the response)."""
@@ -151,10 +151,11 @@ class AgentContext:
         self.requests = 0
         self.hooks = hooks if hooks is not None else AgentHooks()
         """Everything that watches or persists the turn (called at every step)."""
-        self.whole_response_first = self.hooks.needs_whole_response
-        """Calls are asked about only once their response is complete (and stored)."""
         self.end_run = end_run
         """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
+        self.side_llm: SideLLM | None = None
+        self.working_set: WorkingSetView | None = None
+        """A tool's ways to the agent's model and working set (``ToolContext``)."""
         self.turn_checks: tuple[TurnCheck, ...] = ()
         """Checks that may end the turn or ask again once a response's calls are all done
         (typed output, retry budgets: ``turn_verdict``)."""

@@ -139,10 +139,10 @@ class LLMResponseHandler:
         ctx.hooks.call_parsed(turn, slot)
         if ctx.wants(ToolCallParsed):
             ctx.emit(ToolCallParsed(agent=ctx.name, invocation=invocation))
-        if ctx.whole_response_first:
-            turn.deferred.append(invocation)
-        else:
+        if ctx.hooks.admit_early(turn, slot):  # (the session writer: once it is stored)
             ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
+        else:
+            turn.deferred.append(invocation)
 
     @staticmethod
     def _reserve(error: ParseErrorInfo, ctx: AgentContext) -> ToolInvocation:

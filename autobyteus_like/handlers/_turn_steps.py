@@ -4,13 +4,15 @@ schedule allows, send the results back in invocation order, end it.
 Every step calls the hooks (``ctx.hooks``) unconditionally, before anything that depends on
 it; an LLM request and a tool call are claimed from the hooks just before they are made (a
 limit refuses one there: the request is never sent, the call gets a LIMIT result and the run
-ends once the calls already running are done); ``run_over`` asks the hooks' verdict.
+ends once the calls already running are done), and released when, claimed, it is then not made
+(``not_made``); ``run_over`` asks the hooks' verdict.
 Informational events (status, request started, tool started, turn completed) are built only
 when someone takes them (``ctx.wants``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from concurrent.futures import Future
 from functools import partial
 
@@ -30,13 +32,14 @@ from autobyteus_like.handlers._context import AgentContext, TurnState
 from autobyteus_like.handlers._scheduling import Slot, TurnSchedule
 from autobyteus_like.handlers._turn_verdict import TurnVerdict
 from autobyteus_like.hooks._culprit import hook_failure
+from autobyteus_like.hooks._protocol import CallKind
 from autobyteus_like.llm._messages import LLMRequest, Message
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._invocation import ErrorCode, ToolResult
 from autobyteus_like.tools._redaction import redact_invocation
 
-__all__ = ["advance", "complete_turn", "opening_text", "request_llm", "reset_conversation",
-           "run_over", "start_ready_calls", "start_turn", "update_status"]
+__all__ = ["advance", "complete_turn", "not_made", "opening_text", "request_llm",
+           "reset_conversation", "run_over", "start_ready_calls", "start_turn", "update_status"]
 
 
 def opening_text(text: str, sender: str | None) -> str:
@@ -51,6 +54,23 @@ def run_over(ctx: AgentContext) -> UsageLimitExceededError | None:
     if error is not None:
         ctx.end_run(error)
     return error
+
+
+def not_made(ctx: AgentContext, kinds: Iterable[CallKind]) -> None:
+    """Requests or calls the hooks admitted that will not be made after all (a hook failed or
+    a verdict ended the run before they went, the run ended or the agent stopped before their
+    threads took them): released, so no count holds them. A release that fails is reported."""
+    turn = ctx.turn
+    for kind in kinds:
+        if turn is None:
+            logger.warning("agent {}: an unmade {} outside a turn is not released", ctx.name,
+                           kind)
+            continue
+        try:
+            ctx.hooks.release(turn, kind)
+        except Exception as exc:  # the work is gone either way: said, never raised here
+            ctx.report_error(f"an unmade {kind} could not be released ({hook_failure(exc)})",
+                             type(exc).__name__)
 
 
 def start_turn(ctx: AgentContext, message: UserMessageReceived) -> None:
@@ -92,9 +112,16 @@ def request_llm(ctx: AgentContext) -> None:
     turn.deferred, turn.failed = [], {}
     if len(turn.schedule):  # the last response's calls (a turn's first is already empty)
         turn.schedule = TurnSchedule(ctx.sequential)
-    ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
-    if run_over(ctx) is not None:
-        return  # a verdict (a teammate's limit, a hook's own) stops it before it goes
+    try:
+        ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
+    except BaseException:
+        not_made(ctx, ("llm_calls",))  # never sent: not counted
+        raise
+    error = ctx.hooks.verdict()
+    if error is not None:  # a verdict (a teammate's limit, a hook's own) stops it before it
+        not_made(ctx, ("llm_calls",))  # goes: not counted
+        ctx.end_run(error)
+        return
     ctx.set_status(AgentStatus.THINKING)
     if ctx.wants(LLMRequestStarted):
         ctx.emit(LLMRequestStarted(
@@ -185,12 +212,17 @@ def _only_people_left(ctx: AgentContext, turn: TurnState) -> bool:
 def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> None:
     tool = slot.tool
     assert tool is not None
-    ctx.hooks.call_running(turn, slot)  # a session writer commits it before the tool starts
+    try:
+        ctx.hooks.call_running(turn, slot)  # a session writer commits it before it starts
+    except BaseException:
+        not_made(ctx, ("tool_calls",))  # never started: not counted
+        raise
     if ctx.wants(ToolStarted):
         ctx.emit(ToolStarted(agent=ctx.name, invocation=slot.invocation))
     timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
     context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
-                          sandbox=ctx.config.sandbox_for(tool.name))
+                          sandbox=ctx.config.sandbox_for(tool.name), side_llm=ctx.side_llm,
+                          working_set=ctx.working_set)
     shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
     logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
                  shown.why)

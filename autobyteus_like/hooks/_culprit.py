@@ -9,19 +9,20 @@ from types import FrameType
 from autobyteus_like.hooks._composite import CompositeHooks
 from autobyteus_like.hooks._protocol import AgentHooks
 
-__all__ = ["failing_hook", "hook_failure"]
+__all__ = ["failing_hook", "failing_wrapper", "hook_failure"]
 
 _POINTS = tuple(name for name, value in vars(AgentHooks).items()
                 if callable(value) and not name.startswith("_"))
+_WRAPS = tuple(name for name in _POINTS if name.startswith("wrap_"))
 
 
-def _point_of(frame: FrameType) -> str | None:
+def _point_of(frame: FrameType, points: tuple[str, ...] = _POINTS) -> str | None:
     """``Class.point`` when ``frame`` runs a hook's point (the outermost such frame is the
     one the turn machine called)."""
     owner = frame.f_locals.get("self")
     if not isinstance(owner, AgentHooks) or isinstance(owner, CompositeHooks):
         return None
-    for name in _POINTS:
+    for name in points:
         method = getattr(type(owner), name, None)
         if getattr(method, "__code__", None) is frame.f_code:
             return f"{type(owner).__name__}.{name}"
@@ -37,6 +38,17 @@ def failing_hook(exc: BaseException) -> str | None:
             return found
         trace = trace.tb_next
     return None
+
+
+def failing_wrapper(exc: BaseException) -> str | None:
+    """``Class.point`` of the wrapping hook that raised ``exc``: the innermost wrap point in
+    its traceback (the hooks outside it only passed it on)."""
+    found = None
+    trace = exc.__traceback__
+    while trace is not None:
+        found = _point_of(trace.tb_frame, _WRAPS) or found
+        trace = trace.tb_next
+    return found
 
 
 def hook_failure(exc: BaseException) -> str:

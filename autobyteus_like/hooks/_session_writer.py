@@ -64,8 +64,6 @@ def result_state(result: ToolResult) -> CallState:
 class SessionWriter(AgentHooks):
     """Writes one agent's history, turns, calls and mail to its session."""
 
-    needs_whole_response = True  # a response and all its calls are stored before any runs
-
     def __init__(self, store: SessionStore, session: str, agent: str, persisted: int = 0
                  ) -> None:
         self.store = store
@@ -130,6 +128,11 @@ class SessionWriter(AgentHooks):
             self.store.record_calls(self.session, [
                 self._record(turn, call, *self._standing(turn, call)) for call in turn.calls()
             ])
+
+    def admit_early(self, turn: TurnView, call: CallView) -> bool:
+        """A response and all its calls are stored (``response_completed``) before any of
+        them is checked or runs: a call waits for its whole response."""
+        return turn.response_done
 
     def call_waiting(self, turn: TurnView, call: CallView) -> None:
         with self._writing():

@@ -267,6 +267,15 @@ class KeptRunBudget(RunBudget):
         self.add_calls(*((1, 0) if kind == "llm_calls" else (0, 1)))  # this process's part
         return None
 
+    def release(self, kind: CallKind) -> None:
+        """A call claimed here is not made after all: it goes back to what this host holds
+        (the keeper still counts it as granted; a recall takes it back), and out of this
+        process's part."""
+        if self._limited[kind]:
+            with self._allowance:
+                self._left[kind] += 1
+        self.add_calls(*((-1, 0) if kind == "llm_calls" else (0, -1)))
+
     def _take(self, kind: CallKind) -> bool:
         with self._allowance:
             if self._left[kind] > 0:

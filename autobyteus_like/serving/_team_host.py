@@ -1,4 +1,6 @@
-"""TeamHost: a team kept running behind a server, asked one message at a time.
+"""TeamHost: a team kept running behind a server, asked one message at a time in each of its
+conversations (``ask(..., conversation=ID)``; the default one without), the conversations at
+once.
 
 The host holds the team's MCP servers (its tool sources) for its whole life. Each ask is a run
 of its own: its usage limits count from zero, so a limit crossed by one ask never fails the
@@ -27,7 +29,7 @@ from autobyteus_like.agent._subscription import AsyncEventSubscription
 from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.serving._approval import ApprovalPolicy
-from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
+from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent, check_conversation_id
 from autobyteus_like.tools._registry import (
     ToolLike,
     ToolRegistry,
@@ -37,6 +39,8 @@ from autobyteus_like.tools._registry import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from autobyteus_like.store._session import Session
 
 __all__ = ["TeamHost"]
@@ -65,8 +69,7 @@ class TeamHost:
         self._tools: list[ToolLike | ToolSource] = [*named, *sources]
         self._sources = sources
         self._team: AgentTeam | None = None
-        self._lock = anyio.Lock()
-        self._asked = False  # the first ask runs in the run the start began
+        self._asked: set[str | None] = set()  # a conversation's first ask: its start's run
         self._unfinished: str | None = None  # where the session's work stood at start
         self.lost: SessionLostError | None = None
         """Set when another process took the session over (this one's lease ran out, say
@@ -124,11 +127,15 @@ class TeamHost:
         resuming is possible there). ``RunRefusedError`` when nothing is unfinished."""
         if not reason.strip():
             raise RunRefusedError("say why the unfinished work is abandoned (a reason)")
-        async with self._lock:
+        turn = self.team.caller_turn()  # after the default conversation's asks before it
+        try:
+            await turn.await_place()
             if self._unfinished is None:
                 raise RunRefusedError("the session has nothing unfinished to abandon")
             await anyio.to_thread.run_sync(self.team.abandon_unfinished, reason.strip())
             self._unfinished = None
+        finally:
+            turn.release()
 
     def stop(self) -> None:
         """Stop the team and its MCP servers (again: nothing more)."""
@@ -140,20 +147,26 @@ class TeamHost:
             for source in self._sources:
                 source.release()
 
-    def _new_run(self, rewind: bool = False, abandon: str = "a new ask began") -> None:
-        """A new run for the next ask (after a cancelled one, ``rewind``: the conversations
-        as the ask found them; a session's store keeps its own)."""
-        self.team.new_run(rewind=rewind, abandon=abandon)
+    def _new_run(self, rewind: bool = False, abandon: str = "a new ask began",
+                 conversation: str | None = None) -> None:
+        """A new run of ``conversation`` for its next ask (after a cancelled one, ``rewind``:
+        the conversations as the ask found them; a session's store keeps its own)."""
+        self.team.new_run(rewind=rewind, abandon=abandon, conversation=conversation)
 
     async def ask(self, message: str | None, member: str | None, report: Report, *,
-                  settle_approvals: bool = True) -> str:
-        """Give ``member`` (the coordinator by default) a message and return its answer once
-        the team is quiet; ``AgentTurnError`` if its turn failed. ``settle_approvals=False``
-        leaves each waiting call to whoever watches ``report`` (a person, in the web view).
+                  settle_approvals: bool = True, conversation: str | None = None) -> str:
+        """Give ``member`` (the coordinator by default) a message in ``conversation`` (the
+        default one without) and return its answer once that conversation is quiet;
+        ``AgentTurnError`` if its turn failed. The asks of one conversation go one at a time,
+        in the order they came, each its own run; different conversations run at once (a
+        conversation's first ask builds its members). ``settle_approvals=False`` leaves each
+        waiting call to whoever watches ``report`` (a person, in the web view).
         ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
-        when nothing was)."""
+        when nothing was). ``BadRequestError`` for a conversation id that is not one."""
+        if conversation is not None:
+            check_conversation_id(conversation)
         try:
-            return await self._ask(message, member, report, settle_approvals)
+            return await self._ask(message, member, report, settle_approvals, conversation)
         except SessionLostError as exc:  # taken over: every later ask would fail the same
             self.lost = exc
             if self.on_lost is not None:
@@ -161,22 +174,25 @@ class TeamHost:
             raise
 
     async def _ask(self, message: str | None, member: str | None, report: Report,
-                   settle_approvals: bool) -> str:
-        async with self._lock:
-            if message is not None and self._unfinished is not None:
+                   settle_approvals: bool, conversation: str | None) -> str:
+        team = (self.team if conversation is None else
+                await anyio.to_thread.run_sync(self.team.conversation, conversation))
+        turn = team.caller_turn()
+        replies: list[Future[str]] = []
+        try:
+            await turn.await_place()
+            if conversation is None and message is not None and self._unfinished is not None:
                 raise RunRefusedError(self.refusal())
-            if self._asked:
-                await anyio.to_thread.run_sync(self._new_run)
-            self._asked = True
-            self._unfinished = None  # (a resume takes it now)
-            team = self.team
+            if conversation in self._asked:
+                await anyio.to_thread.run_sync(self._new_run, False, "a new ask began",
+                                               conversation)
+            if conversation is None:
+                self._unfinished = None  # (a resume takes it now)
             subscription = AsyncEventSubscription()
             team.events(into=subscription)
             try:
-                if message is None and not team.begin_resume():
-                    raise AgentTurnError(self.config.coordinator,
-                                         "the session has nothing unfinished to go on with")
-                reply = None if message is None else team.send(message, to=member)
+                turn.begin(lambda: self._start(team, message, member, replies))
+                self._asked.add(conversation)  # (a refused one leaves a resume its work)
                 quiet: TeamQuiescent | None = None
                 async for event in subscription:
                     await report(event)
@@ -188,18 +204,30 @@ class TeamHost:
                         break
             except anyio.get_cancelled_exc_class():
                 with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(self._new_run, True, self.cancelled)
+                    await anyio.to_thread.run_sync(self._new_run, True, self.cancelled,
+                                                   conversation)
                 raise
             finally:
                 subscription.close()
+        finally:
+            turn.release()
         if quiet is None:
             raise AgentTurnError(member or self.config.coordinator, "the team stopped")
         if member is None:
             if quiet.error is not None:
                 raise AgentTurnError(self.config.coordinator, quiet.error)
             return quiet.answer
-        assert reply is not None  # a member is only asked with a message
-        return reply.result(timeout=0)  # settled: the team is quiet
+        return replies[0].result(timeout=0)  # settled: the team is quiet
+
+    def _start(self, team: AgentTeam, message: str | None, member: str | None,
+               replies: list[Future[str]]) -> None:
+        """Send the ask's message (keeping the member's reply), or resume the session."""
+        if message is None:
+            if not team.begin_resume():
+                raise AgentTurnError(self.config.coordinator,
+                                     "the session has nothing unfinished to go on with")
+            return
+        replies.append(team.send(message, to=member))
 
     def answer_value(self, answer: str) -> Any:
         """The coordinator's answer as JSON holds it: the value a typed coordinator answered

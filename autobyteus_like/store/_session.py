@@ -75,6 +75,11 @@ class Session:
             name, holder))
         return session
 
+    def conversation(self, conversation: str) -> Session:
+        """The session record of a team's conversation ``conversation``: ``NAME@ID`` in the
+        same store (the default conversation's record is this one)."""
+        return Session(f"{self.name}@{conversation}", self.store, durability=self.durability)
+
     def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:
         """Take the session for this process (creating it if new). A session that exists must
         be the same team, with every member and tool it used still there (``ConfigError``

@@ -1,19 +1,27 @@
-"""The caller's side of a team's answers: typed, awaited, streamed (``AgentTeam`` has it)."""
+"""The caller's side of a team's answers: run, awaited, streamed, typed (``AgentTeam`` has it).
+
+Each of ``run``, ``arun``, ``stream``, ``astream`` and ``resume`` takes its place among the
+callers of its conversation (``team/_callers.py``): one caller's message at a time, in the
+order they came, each caller given the answer to its own message; different conversations
+run at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Self
 
 from autobyteus_like.agent._subscription import AsyncEventSubscription
-from autobyteus_like.mail._events import TeamQuiescent
-from autobyteus_like.team._stream import TeamStream
+from autobyteus_like.team._callers import CallerQueue, CallerTurn
+from autobyteus_like.team._stream import AsyncTeamStream, TeamStream
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
+    from autobyteus_like.mail._events import TeamQuiescent
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.team._config import TeamConfig
 
@@ -21,57 +29,116 @@ __all__ = ["TeamAnswers"]
 
 
 class TeamAnswers:
-    """``arun``, ``stream``, ``aevents`` and typed answers, over a team's own surface."""
+    """``run``, ``arun``, ``stream``, ``astream``, ``resume``, ``aevents`` and typed answers,
+    over a team's own surface."""
 
     name: str
     config: TeamConfig
     agents: dict[str, Member]
     _publisher: EventPublisher
+    _callers: CallerQueue
 
     if TYPE_CHECKING:  # AgentTeam's own
-        def send(self, message: str, *, to: str | None = None) -> Future[str]: ...
+        def send(self, message: str, *, to: str | None = None,
+                 conversation: str | None = None) -> Future[str]: ...
 
-        def events(self, into: EventSubscription | None = None) -> EventSubscription: ...
+        def events(self, into: EventSubscription | None = None, *,
+                   conversation: str | None = None) -> EventSubscription: ...
 
-        def _wait_answer(self, timeout: float | None) -> str: ...
+        def conversation(self, conversation: str | None = None) -> Self: ...
 
-    async def arun(self, message: str, timeout: float | None = None) -> Any:
-        """``run`` for asyncio hosts: awaits the quiet team without blocking the loop (and
-        without a thread of its own)."""
-        subscription = AsyncEventSubscription()
-        self._publisher.subscribe(subscription)
+        def begin_resume(self) -> bool: ...
+
+        def _outcome_at(self, quiet: TeamQuiescent) -> tuple[str, BaseException | None]: ...
+
+    def caller_turn(self) -> CallerTurn:
+        """A place among this conversation's callers, for a face that reads the run's events
+        itself (``TeamHost.ask``): ``await_place()`` (or ``wait``), subscribe, ``begin(send)``,
+        read until quiet, ``release()``; ``run`` and the streams do this for their caller."""
+        return CallerTurn(self._callers, self._publisher, self._outcome_at)
+
+    def run(self, message: str, timeout: float | None = None, *,
+            conversation: str | None = None) -> Any:
+        """Give the coordinator a message in ``conversation`` (the default one without) and
+        return its final answer once the team is quiet (a value of the coordinator's
+        ``output_type`` when it has one, else text). Callers of one conversation go one at a
+        time, in order, each given the answer to its own message.
+
+        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds (its
+        place passes on once the message's work is done), ``AgentStoppedError`` if the team
+        is stopped first, and ``AgentTurnError`` if the coordinator's last turn failed.
+        """
+        team = self.conversation(conversation)
+        return team._typed(team._queued(lambda: team.send(message), timeout)[1])
+
+    def resume(self, timeout: float | None = None, *,
+               conversation: str | None = None) -> str | None:
+        """Go on with what the session's last process left unfinished in ``conversation``
+        (the default one without): turns begun, turns waiting, messages not yet delivered;
+        wait until it is quiet: the coordinator's answer, or None when nothing was left
+        (raises as ``run`` does)."""
+        team = self.conversation(conversation)
+        began, answer = team._queued(team.begin_resume, timeout)
+        return answer if began else None
+
+    def _queued(self, start: Callable[[], object], timeout: float | None) -> tuple[bool, str]:
+        """Wait for this caller's place, ``start`` its run, and wait for its answer: whether
+        anything began, and the answer."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        turn = self.caller_turn()
         try:
-            self.send(message)
-            await asyncio.wait_for(_quiet(subscription), timeout)
-        except TimeoutError:
-            raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s") from None
+            turn.wait(timeout)
+            turn.begin(start)
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return turn.began, turn.result(left)
+            except TimeoutError:
+                raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s"
+                                   ) from None
         finally:
-            subscription.close()
-        return self._typed(self._wait_answer(0))
+            turn.release()
 
-    def stream(self, message: str) -> TeamStream:
-        """``with team.stream(message) as s:`` the run as it happens: ``s.text()`` the
+    async def arun(self, message: str, timeout: float | None = None, *,
+                   conversation: str | None = None) -> Any:
+        """``run`` for asyncio hosts: awaits its place and the quiet team without blocking the
+        loop (a conversation's first use builds its members on a worker thread)."""
+        team = (self if conversation is None
+                else await asyncio.to_thread(self.conversation, conversation))
+        turn = team.caller_turn()
+        try:
+            async with asyncio.timeout(timeout):
+                await turn.await_place()
+                turn.begin(lambda: team.send(message))
+                answer = await turn.aresult()
+        except TimeoutError:
+            raise TimeoutError(f"team {team.name!r} was still busy after {timeout} s") from None
+        finally:
+            turn.release()
+        return team._typed(answer)
+
+    def stream(self, message: str, *, conversation: str | None = None) -> TeamStream:
+        """``with team.stream(message) as s:`` the run as it happens, in ``conversation``
+        (the default one without), once this caller's turn came: ``s.text()`` the
         coordinator's text as it arrives, ``s.events()`` every member's events until the team
         is quiet, ``s.result()`` the coordinator's answer."""
-        return TeamStream(self.config.coordinator, self.events, lambda: self.send(message),
-                          lambda timeout: self._typed(self._wait_answer(timeout)))
+        team = self.conversation(conversation)
+        return TeamStream(team.config.coordinator, team.caller_turn, team.events,
+                          lambda: team.send(message), team._typed)
+
+    def astream(self, message: str, *, conversation: str | None = None) -> AsyncTeamStream:
+        """``async with team.astream(message) as s:`` ``stream`` for asyncio code (``async
+        for`` over ``s.text()`` and ``s.events()``, ``await s.result()``). Call it inside the
+        loop that reads it."""
+        return AsyncTeamStream(self, conversation, message)
 
     def _typed(self, answer: str) -> Any:
         """The coordinator's answer as its output type (its answer travels as JSON text)."""
         spec = self.agents[self.config.coordinator].config.output_spec()
         return answer if spec is None else spec.value(answer)
 
-    def aevents(self) -> AsyncIterator[Any]:
+    def aevents(self, *, conversation: str | None = None) -> AsyncIterator[Any]:
         """``events`` for asyncio code: call it inside the loop that reads it (subscribed at
         once)."""
-        subscription = self.events(into=AsyncEventSubscription())
+        subscription = self.events(into=AsyncEventSubscription(), conversation=conversation)
         assert isinstance(subscription, AsyncEventSubscription)
         return subscription.__aiter__()
-
-
-
-async def _quiet(subscription: AsyncEventSubscription) -> None:
-    """Until the team is quiet (or stops)."""
-    while (event := await subscription.next_event()) is not None:
-        if isinstance(event, TeamQuiescent):
-            return

@@ -145,6 +145,8 @@ class TeamConfig(ConfigModel):
                     if not any(fnmatchcase(name, item) for name in known):
                         problems.append(f"members[{i}].tools[{j}]: the pattern {item!r} "
                                         f"matches no tool; available tools: {listing}")
+                elif item not in known and (absent := _absent_builtin(item)) is not None:
+                    problems.append(f"members[{i}].tools[{j}]: {absent}")
                 elif item not in known:
                     problems.append(f"members[{i}].tools[{j}]: unknown tool {item!r}; "
                                     f"available tools: {listing}")
@@ -180,3 +182,10 @@ class TeamConfig(ConfigModel):
 
         data = load_yaml(path)
         return cls.from_data(data, source=str(path), tools=tools)
+
+
+def _absent_builtin(name: str) -> str | None:
+    """Which extra brings the builtin tool ``name``, if it is absent for want of one."""
+    from autobyteus_like.tools.builtin import absent_tool
+
+    return absent_tool(name)

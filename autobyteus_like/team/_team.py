@@ -11,23 +11,28 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
+    AgentStoppedError,
+    AgentTurnError,
+    BadRequestError,
     ConfigError,
     LLMError,
-    UnfinishedSessionError,
     UnknownMemberError,
     UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
-from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.mail._room import MailRoom
 from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
 from autobyteus_like.runtime._backend import Member
 from autobyteus_like.team._answers import TeamAnswers
+from autobyteus_like.team._callers import CallerQueue
 from autobyteus_like.team._config import TeamConfig
+from autobyteus_like.team._conversations import Conversations, check_conversation_id
+from autobyteus_like.team._session_work import TeamSessionWork
 from autobyteus_like.tools._registry import (
     ToolLike,
     ToolRegistry,
@@ -46,7 +51,7 @@ __all__ = ["AgentTeam"]
 _TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
 
 
-class AgentTeam(TeamAnswers):
+class AgentTeam(TeamAnswers, TeamSessionWork):
     """A running team. ``with team:`` starts every member and stops them all, and with them
     the tool sources they use: the ``mcp_servers`` of the config and any ``MCPToolset`` in
     ``tools``, each started once for the whole team. ``tracing``: where the members' spans
@@ -56,7 +61,13 @@ class AgentTeam(TeamAnswers):
     message between members is stored as it happens (a message before it is delivered), and a
     team started on a session its last process left unfinished goes on from there
     (``resume()``; ``send`` and ``run`` do so first by themselves). ``config``: a
-    ``TeamConfig``, or a YAML file's path."""
+    ``TeamConfig``, or a YAML file's path.
+
+    A team holds many conversations (``conversation=ID`` on ``run``, ``arun``, ``stream``,
+    ``astream``, ``send``, ``events``, ``approve``, ``deny``, ``resume``): each its own
+    members, built on its first message, and its own session record ``NAME@ID``.
+    ``max_conversations``: the most open at once besides the default one (None: no limit; a
+    new one past it is a ``RunRefusedError``); ``end_conversation(ID)`` lets one go."""
 
     def __init__(
         self,
@@ -67,6 +78,7 @@ class AgentTeam(TeamAnswers):
         session: Session | None = None,
         tracing: Tracing | None = None,
         runtime: LocalRuntime | RayRuntime | None = None,
+        max_conversations: int | None = None,
     ) -> None:
         tools, sources = split_tool_sources(tools)
         if isinstance(config, str | Path):  # a team file, as AgentTeam.from_yaml reads it
@@ -84,6 +96,7 @@ class AgentTeam(TeamAnswers):
                              for name, server in config.mcp_servers.items())
         self.sources: tuple[ToolSource, ...] = sources
         """The tool sources the team starts and stops (its MCP servers)."""
+        self._built_with = ([*tools, *sources], formats, tracing)  # for each conversation
         self._sources_held = False
         self.config = config
         self.name = config.name
@@ -93,6 +106,11 @@ class AgentTeam(TeamAnswers):
         self._resume_due = False
         self.tracing = (tracing or Tracing()).for_team()  # usage and tracing: .usage, .tracing
         self._usage = TeamUsage(config.name, config.limits)
+        self._callers = CallerQueue(config.name)
+        self._conversations = Conversations(config.name, self._open_conversation,
+                                            max_conversations)
+        self.conversation_id: str | None = None
+        """The id of the conversation this team is (None: the team's default one)."""
         self.runtime = runtime or config.runtime
         """Where the members live (``runtime:`` of the config unless given here)."""
         # On Ray, members store the messages they write to each other in their own processes
@@ -173,10 +191,24 @@ class AgentTeam(TeamAnswers):
         except BaseException:
             self.stop()
             raise
+        self._conversations.open()
         return self
 
     def stop(self) -> None:
-        """Stop every member, leaving no thread."""
+        """Stop every conversation's members (the other conversations first), leaving no
+        thread; callers still waiting for their turn get ``AgentStoppedError``."""
+        self._callers.close()
+        failed: BaseException | None = None
+        for conversation in self._conversations.close():
+            try:
+                conversation.stop()
+            except Exception as exc:  # the others and this one stop all the same
+                failed = failed or exc
+        self._stop_own()
+        if failed is not None:
+            raise failed
+
+    def _stop_own(self) -> None:
         self.mail.stopping()
         try:
             for agent in self.agents.values():
@@ -192,7 +224,8 @@ class AgentTeam(TeamAnswers):
         self._publisher.close()
         self.mail.stopped()
 
-    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began") -> None:
+    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began",
+                conversation: str | None = None) -> None:
         """Begin a new run in the running team: stop whatever is in flight (its replies fail,
         its calls are cut and waited for) and go on with the team's and every member's limits
         counted from zero, the subscribers to ``events`` kept. Without a session, each member
@@ -201,7 +234,11 @@ class AgentTeam(TeamAnswers):
         store, where a turn left unfinished ends with ``abandon`` as its error (calls without
         a result INTERRUPTED) and messages not yet delivered are dropped (FAILED). On Ray
         too, in place: the hosts, their processes and MCP servers stay, and each member
-        begins its new run there."""
+        begins its new run there. ``conversation``: that conversation's run (the default
+        one's without)."""
+        if conversation is not None:
+            self.conversation(conversation).new_run(rewind=rewind, abandon=abandon)
+            return
         self.mail.restarting()
         try:
             self._usage.start_run()
@@ -221,75 +258,19 @@ class AgentTeam(TeamAnswers):
                  trace: TracebackType | None) -> None:
         self.stop()
 
-    # -- a session ---------------------------------------------------------------------------
-
-    def _hold_session(self, session: Session) -> None:
-        """Take the session for this team (``ConfigError`` if it needs a member or tool the
-        config no longer has), and see what its last process left undelivered."""
-        session.hold(self.name, {
-            member.name: [SEND_MESSAGE_TOOL, *(tool if isinstance(tool, str) else tool.name
-                                               for tool in member.tools)]
-            for member in self.config.members})
-        self.mail.continue_numbering(session.last_mail_seq())
-        self._resume_due = True
-
-    def resume(self, timeout: float | None = None) -> str | None:
-        """Go on with what the session's last process left unfinished (turns begun, turns
-        waiting, messages not yet delivered) and wait until the team is quiet: the
-        coordinator's answer, or None when nothing was left (raises as ``run`` does)."""
-        if not self.begin_resume():
-            return None
-        return self._wait_answer(timeout)
-
-    def _require_settled(self) -> None:
-        """Before a message: ``UnfinishedSessionError`` while what the session's last process
-        left unfinished has been neither resumed nor abandoned (nothing resumes by itself)."""
-        if not self._resume_due:
-            return
-        session = self.session
-        if session is None or session.standing() == "done":
-            self._resume_due = False  # nothing was left
-            return
-        raise UnfinishedSessionError(session.name, f"team {self.name!r}'s work", "team")
-
-    def abandon_unfinished(self, reason: str) -> None:
-        """End what the session's last process left unfinished without going on with it:
-        each member's turn fails with ``reason`` (its calls without a result INTERRUPTED),
-        and messages not yet delivered are dropped (FAILED)."""
-        with self._lock:
-            due, self._resume_due = self._resume_due, False
-        if not due or self.session is None:
-            return
-        for agent in self.agents.values():
-            agent.abandon_unfinished(reason)
-        self.session.drop_undelivered_mail(reason)
-
-    def begin_resume(self) -> bool:
-        """Resume every member's stored turns (each counted in flight) and deliver the
-        messages no member received; whether there was anything."""
-        with self._lock:
-            due, self._resume_due = self._resume_due, False
-        session = self.session
-        if not due or session is None:
-            return False
-        found = False
-        for name, agent in self.agents.items():
-            for turn in agent.resume():
-                found = True
-                self.mail.count(turn.reply, name, turn.sender, turn.text)
-        for mail in session.undelivered_mail():
-            found = True
-            self.mail.send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
-        return found
-
     # -- the public surface ------------------------------------------------------------------
 
-    def send(self, message: str, *, to: str | None = None) -> Future[str]:
-        """Deliver a message from the user to a member (the coordinator by default);
+    def send(self, message: str, *, to: str | None = None,
+             conversation: str | None = None) -> Future[str]:
+        """Deliver a message from the user to a member (the coordinator by default), in
+        ``conversation`` (the default one without), at once: not queued behind the callers
+        of ``run``, ``arun`` and the streams, whose answers it would share;
         ``AgentStoppedError`` if the team is not running, ``UnknownMemberError`` for a name
         that is no member. The future resolves with that member's answer to this message:
         its first answer, which may come before the teammates it asked have replied; the
         team's answer (its last) is what ``run`` returns once the team is quiet."""
+        if conversation is not None:
+            return self.conversation(conversation).send(message, to=to)
         recipient = to or self.config.coordinator
         self._member(recipient)
         return self.mail.send(recipient, message, None)
@@ -307,23 +288,19 @@ class AgentTeam(TeamAnswers):
         """Block until the team is quiet (True), or the timeout passes (False)."""
         return self.mail.wait_quiescent(timeout)
 
-    def run(self, message: str, timeout: float | None = None) -> Any:
-        """Give the coordinator a message and return its final answer once the team is quiet
-        (a value of the coordinator's ``output_type`` when it has one, else text).
-
-        Raises ``TimeoutError`` if the team is still busy after ``timeout`` seconds,
-        ``AgentStoppedError`` if the team is stopped first, and ``AgentTurnError`` if the
-        coordinator's last turn failed.
-        """
-        self.send(message)
-        return self._typed(self._wait_answer(timeout))
-
-    def _wait_answer(self, timeout: float | None) -> str:
-        answer, error = self.mail.wait_answer(timeout)
-        error = self._usage.run.error or error  # a crossed limit ended the run for all
-        if error is not None:
-            raise error
-        return answer
+    def _outcome_at(self, quiet: TeamQuiescent) -> tuple[str, BaseException | None]:
+        """The run's outcome as the team goes quiet (on the thread that saw it): the
+        coordinator's answer and the error of its last turn, or the limit that ended the run
+        for all, or ``AgentStoppedError`` if the team stopped with a message in flight."""
+        try:
+            answer, error = self.mail.wait_answer(0)
+        except AgentStoppedError as exc:
+            return "", exc
+        except TimeoutError:  # a message sent outside the queue (``send``) is in flight
+            answer = quiet.answer
+            error = None if quiet.error is None else AgentTurnError(self.config.coordinator,
+                                                                    quiet.error)
+        return answer, self._usage.run.error or error  # a crossed limit ended the run for all
 
     @property
     def usage(self) -> UsageReport:
@@ -336,22 +313,70 @@ class AgentTeam(TeamAnswers):
         """The limit that ended this run, if one did."""
         return self._usage.run.error
 
-    def events(self, into: EventSubscription | None = None) -> EventSubscription:
+    def events(self, into: EventSubscription | None = None, *,
+               conversation: str | None = None) -> EventSubscription:
         """Every member's events and the team's own, merged as they happen, each naming its
-        agent; ends when the team stops. ``into``: an existing subscription to feed (an
-        ``AsyncEventSubscription`` for asyncio code)."""
+        agent, in ``conversation`` (the default one without); ends when the team stops.
+        ``into``: an existing subscription to feed (an ``AsyncEventSubscription`` for
+        asyncio code)."""
+        if conversation is not None:
+            return self.conversation(conversation).events(into)
         subscription = self._publisher.subscribe(into)
         for agent in self.agents.values():
             agent.events(into=subscription)
         return subscription
 
-    def approve(self, member: str, invocation_id: str) -> None:
-        """Approve a member's waiting call."""
-        self._member(member).approve(invocation_id)
+    def approve(self, member: str, invocation_id: str, *,
+                conversation: str | None = None) -> None:
+        """Approve a member's waiting call (in ``conversation``, the default one without)."""
+        self.conversation(conversation)._member(member).approve(invocation_id)
 
-    def deny(self, member: str, invocation_id: str, reason: str = "denied by the user") -> None:
-        """Deny a member's waiting call."""
-        self._member(member).deny(invocation_id, reason)
+    def deny(self, member: str, invocation_id: str, reason: str = "denied by the user", *,
+             conversation: str | None = None) -> None:
+        """Deny a member's waiting call (in ``conversation``, the default one without)."""
+        self.conversation(conversation)._member(member).deny(invocation_id, reason)
+
+    # -- conversations -----------------------------------------------------------------------
+
+    def conversation(self, conversation: str | None = None) -> AgentTeam:
+        """The running team of one conversation: this team for the default one (None), else
+        that conversation's own (its members, mail, usage and session record ``NAME@ID``),
+        built and started on its first use. ``BadRequestError`` for an id that is not one,
+        ``AgentStoppedError`` once the team stopped."""
+        if conversation is None or conversation == self.conversation_id:
+            return self
+        if self.conversation_id is not None:  # a conversation holds no conversations
+            raise BadRequestError(f"conversation {self.conversation_id!r} of team "
+                                  f"{self.name!r} holds no conversation {conversation!r}")
+        return self._conversations.get(check_conversation_id(conversation))
+
+    def end_conversation(self, conversation: str) -> bool:
+        """Stop a conversation's members and let it go (its session record stays: its next
+        message builds it again, from there); whether it was open. Callers still waiting in
+        it get ``AgentStoppedError``."""
+        team = self._conversations.take(check_conversation_id(conversation))
+        if team is None:
+            return False
+        team.stop()
+        return True
+
+    @property
+    def conversations(self) -> list[str]:
+        """The ids of the conversations open in this process (the default one not among
+        them), in the order they began."""
+        return self._conversations.ids()
+
+    def _open_conversation(self, conversation: str) -> AgentTeam:
+        """A new conversation: the team's config, tools, formats and tracing, its tool
+        sources shared (started once), a session record of its own; started."""
+        tools, formats, tracing = self._built_with
+        session = None if self.session is None else self.session.conversation(conversation)
+        team = AgentTeam(self.config.model_copy(update={"mcp_servers": {}}), tools=tools,
+                         formats=formats, session=session, tracing=tracing,
+                         runtime=self.runtime)
+        team.conversation_id = conversation
+        team._callers.name = f"{self.name}@{conversation}"
+        return team.start()
 
     def _member(self, name: str) -> Member:
         """The member of that name, or ``UnknownMemberError`` naming the members."""

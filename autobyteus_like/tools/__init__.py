@@ -19,7 +19,8 @@ from autobyteus_like.tools._sandbox import SandboxPolicy
 
 def builtin_tools() -> ToolRegistry:
     """A fresh registry with every builtin tool (``fs.*``, ``search.lexical``,
-    ``terminal.run``, ``python.exec``), loaded on first use."""
+    ``terminal.run``, ``python.exec``, ``memory.summarize``, ``memory.advise``, and with their
+    extras ``search.vector`` and ``js.exec``: docs/builtin-tools.md), loaded on first use."""
     from autobyteus_like.tools.builtin import builtin_tools as make
 
     return make()

@@ -5,12 +5,38 @@ The parameter is not part of the tool's schema: the LLM never sees or fills it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from autobyteus_like._frozen_values import fast_frozen
 from autobyteus_like.tools._sandbox import SandboxPolicy
 
-__all__ = ["CancelFlag", "ToolContext"]
+__all__ = ["CancelFlag", "SideLLM", "ToolContext", "WorkingSetView"]
+
+
+class SideLLM(Protocol):
+    """The agent's model asked aside from its conversation (``agent/_side_requests.py``):
+    each request is claimed and counted like the agent's own (usage and limits)."""
+
+    @property
+    def context_tokens(self) -> int:
+        """About how many tokens one request may hold (prompt and answer)."""
+        ...
+
+    def ask(self, instructions: str, text: str, *, llm: Any = None,
+            cancel: CancelFlag | None = None) -> str:
+        """The model's answer to ``text`` under ``instructions`` (``llm``: another model to
+        ask instead of the agent's own); a ``ToolFailure`` when refused or failed."""
+        ...
+
+
+class WorkingSetView(Protocol):
+    """The agent's working set (``memory.advise``): hot and cold paths, each with a why."""
+
+    def advise(self, hot: Mapping[str, str], cold: Mapping[str, str]) -> dict[str, Any]:
+        """Make ``hot`` paths hot and ``cold`` ones cold; the working set after it."""
+        ...
 
 
 class CancelFlag:
@@ -43,3 +69,8 @@ class ToolContext:
     invocation_id: str = ""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     cancelled: CancelFlag = field(default_factory=CancelFlag, compare=False)
+    side_llm: SideLLM | None = field(default=None, compare=False)
+    """The agent's model for a tool's own requests (``memory.summarize``); None outside an
+    agent."""
+    working_set: WorkingSetView | None = field(default=None, compare=False)
+    """The agent's working set (``memory.advise``); None outside an agent."""

@@ -114,6 +114,16 @@ class RunBudget(UsageLedger):
             setattr(self._tally, kind, made + 1)
         return None
 
+    def release(self, kind: CallKind) -> None:
+        """A call of ``kind`` this budget admitted (``claim``) is not made after all: its
+        count is given back, here and in the team's run, under the same locks."""
+        with self._lock:
+            made: int = getattr(self._tally, kind)
+            if made > 0:
+                setattr(self._tally, kind, made - 1)
+            if self.parent is not None:  # lock order: a member's, then its team's
+                self.parent.release(kind)
+
     def end(self, error: UsageLimitExceededError) -> None:
         """End the run with ``error`` (the first error wins): a member's ends its team's,
         and a team's ends every member's."""

@@ -1,17 +1,20 @@
 """AgentMeter: one agent's usage, counted through the turn's hooks on its actor thread.
 
 It counts an LLM request and a tool call when the turn machine claims it (the moment the request
-is sent, or the tool's body starts: a call refused by a limit, or before it ran, is never
-counted), and tokens and cost when a response arrives, into the agent's run and its turn (plain
-sums only this thread writes) and, for a member, into its team's run and session (shared, under
-their locks). Its ``verdict`` asks the run's budget whether a limit is crossed; the turn
-machine then ends the run. Its ``keeper`` is told the run's figures each time they change (a
-session stores them, so the budget holds across a kill and a resume).
+is sent, or the tool's body starts: a call refused by a limit is never counted, and one admitted
+but then not made is released: its count given back), and tokens and cost when a response
+arrives, into the agent's run and its turn (plain sums only this thread writes) and, for a
+member, into its team's run and session (shared, under their locks). Its ``verdict`` asks the
+run's budget whether a limit is crossed; the turn machine then ends the run. Its ``keeper`` is
+told the run's figures each time they change (a session stores them, so the budget holds
+across a kill and a resume). When the run starts (``run_started``) it asks its budget to end
+the run through the agent whenever a limit is crossed elsewhere (a teammate's).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -51,6 +54,7 @@ class AgentMeter(AgentHooks):
             self.verdict = partial(getattr, budget, "_error")  # type: ignore[method-assign]
             if not self._ledgers and keeper is None:  # nothing to tell: count, and go
                 self.claim = self._count  # type: ignore[method-assign]
+                self.release = self._uncount  # type: ignore[method-assign]
         else:
             self.verdict = budget.check  # type: ignore[method-assign]  # one call less
 
@@ -93,6 +97,31 @@ class AgentMeter(AgentHooks):
                 ledger.add_calls(0, 1)
         self._save(self.budget.tally)  # kept before the call is made
         return None
+
+    def release(self, turn: TurnView, kind: CallKind) -> None:
+        """The request or call claimed was not made: give its count back (the run's, its
+        team's, the turn's and the shared ledgers')."""
+        self.budget.release(kind)
+        self._untally(turn, kind)
+        for ledger in self._ledgers:
+            ledger.add_calls(*((-1, 0) if kind == "llm_calls" else (0, -1)))
+        self._save(self.budget.tally)
+
+    def _untally(self, turn: TurnView, kind: CallKind) -> None:
+        tally = self._turns.get(turn.turn_id)
+        if tally is not None and getattr(tally, kind) > 0:
+            setattr(tally, kind, getattr(tally, kind) - 1)
+
+    def _uncount(self, turn: TurnView, kind: CallKind) -> None:
+        """``release`` for the runs ``_count`` counts (this thread the only writer)."""
+        run = self.budget.tally
+        if getattr(run, kind) > 0:
+            setattr(run, kind, getattr(run, kind) - 1)
+        self._untally(turn, kind)
+
+    def run_started(self, end_run: Callable[[UsageLimitExceededError], None]) -> None:
+        """A limit of the run crossed anywhere (a teammate's, on its thread) ends it here."""
+        self.budget.on_exceeded(end_run)
 
     def _count(self, turn: TurnView, kind: CallKind) -> UsageLimitExceededError | None:
         """``claim`` for a run with no limits, no team and no keeper: nothing can refuse the

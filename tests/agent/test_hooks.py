@@ -32,8 +32,9 @@ def _recording(point: str) -> object:
 
 
 for _point in [name for name, value in vars(AgentHooks).items()
-               if callable(value) and not name.startswith("_") and name != "verdict"]:
-    setattr(Recorder, _point, _recording(_point))
+               if callable(value) and not name.startswith(("_", "wrap_"))
+               and name not in ("verdict", "admit_early", "release", "run_started")]:
+    setattr(Recorder, _point, _recording(_point))  # the watch points, and claim
 
 
 def test_every_point_of_a_one_tool_turn_is_called_in_order():
@@ -88,7 +89,8 @@ def test_a_verdict_ends_the_run_and_refuses_later_messages():
 class FailingStore(AgentHooks):
     """A durable hook whose store refuses one kind of write."""
 
-    needs_whole_response = True
+    def admit_early(self, turn: object, call: object) -> bool:
+        return False  # a response and its calls are stored before any call is checked
 
     def __init__(self, point: str) -> None:
         self.point = point

@@ -87,3 +87,51 @@ def test_only_the_turn_machine_and_its_driver_end_a_turn_or_a_run():
                      if isinstance(node, ast.Call)
                      and (name := ast.unparse(node.func).rsplit(".", 1)[-1]) in TURN_ENDINGS)
     assert not calling, f"turns or runs ended outside the turn machine: {calling}"
+
+
+SPECIAL = {"needs_whole_response", "whole_response_first", "budget", "on_exceeded"}
+"""What the turn machine once knew of two hooks (the session writer's whole-response rule, the
+meter's budget): each now answers an ordinary point (``admit_early``, ``run_started``)."""
+
+
+def _hook_classes(trees: dict[str, ast.AST]) -> set[str]:
+    """The names of every class of the package that is (transitively) an ``AgentHooks``."""
+    bases = {node.name: {ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases}
+             for tree in trees.values() for node in ast.walk(tree)
+             if isinstance(node, ast.ClassDef)}
+    hooks, grown = {"AgentHooks"}, True
+    while grown:
+        found = {name for name, of in bases.items() if of & hooks} - hooks
+        hooks |= found
+        grown = bool(found)
+    return hooks
+
+
+def _special_cases(tree: ast.AST, hooks: set[str]) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("isinstance", "issubclass"):
+            named = {ast.unparse(part).rsplit(".", 1)[-1] for part in ast.walk(node.args[1])}
+            if named & hooks:
+                found.append(f"{node.lineno}: {ast.unparse(node)[:60]}")
+        elif isinstance(node, ast.Attribute) and node.attr in SPECIAL:
+            found.append(f"{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_no_hook_is_a_special_case_of_the_turn_machine_or_its_driver():
+    trees = _trees()
+    hooks = _hook_classes(trees)
+    assert {"AgentMeter", "SessionWriter", "CompositeHooks"} <= hooks
+    special = {path: found for path, tree in trees.items()
+               if path.startswith("handlers/") or path in (DRIVER, "agent/_turn_services.py")
+               if (found := _special_cases(tree, hooks))}
+    assert not special, f"hooks special-cased by the turn machine: {special}"
+
+
+@pytest.mark.parametrize("source", [
+    "for hook in hooks:\n    if isinstance(hook, AgentMeter):\n        hook.budget.on_exceeded(f)",
+    "ctx.whole_response_first = ctx.hooks.needs_whole_response",
+])
+def test_the_check_sees_a_special_case(source):
+    assert _special_cases(ast.parse(source), {"AgentHooks", "AgentMeter"})

@@ -41,16 +41,8 @@ def _tripping_class(point: str) -> type[AgentHooks]:
                                             "verdict": verdict, "turn_ended": turn_ended})
 
 
-COUNTED_UNMADE = pytest.mark.xfail(strict=True, reason=(
-    "known gap: a verdict that turns at request_sent or call_running ends the run after the "
-    "claim counted the request or call and before it was handed over, and nothing gives the "
-    "count back (the usage budget has no release)"))
-
-
 @pytest.mark.parametrize("execution", ["parallel", "sequential"])
-@pytest.mark.parametrize("point", [
-    pytest.param(point, marks=COUNTED_UNMADE) if point in ("request_sent", "call_running")
-    else point for point in POINTS])
+@pytest.mark.parametrize("point", POINTS)
 def test_a_verdict_at_any_point_ends_the_run_counting_only_calls_that_ran(point, execution):
     started: list[str] = []
     lock = threading.Lock()

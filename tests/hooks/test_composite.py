@@ -3,6 +3,8 @@ calling only the hooks that implement it; the first verdict that ends the run wi
 
 from __future__ import annotations
 
+import pytest
+
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.hooks import AgentHooks, CompositeHooks, compose
 
@@ -27,13 +29,14 @@ class Judge(AgentHooks):
 
 
 class Durable(AgentHooks):
-    needs_whole_response = True
+    def admit_early(self, turn: object, call: object) -> bool:
+        return False
 
 
 def test_no_hooks_is_the_base_that_does_nothing():
     hooks = compose([None])
     assert type(hooks) is AgentHooks
-    assert hooks.verdict() is None and hooks.needs_whole_response is False
+    assert hooks.verdict() is None and hooks.admit_early(object(), object()) is True
 
 
 def test_one_hook_is_used_as_it_is():
@@ -61,5 +64,20 @@ def test_the_first_verdict_that_ends_the_run_wins():
 
 
 def test_a_durable_hook_makes_calls_wait_for_the_whole_response():
-    assert compose([Recorder("a", []), Durable()]).needs_whole_response is True
-    assert compose([Recorder("a", []), Judge(None)]).needs_whole_response is False
+    assert compose([Recorder("a", []), Durable()]).admit_early(object(), object()) is False
+    assert compose([Recorder("a", []), Judge(None)]).admit_early(object(), object()) is True
+
+
+def test_the_old_whole_response_flag_still_holds_calls_and_says_it_is_deprecated():
+    with pytest.warns(DeprecationWarning, match="admit_early"):
+        class Old(AgentHooks):
+            needs_whole_response = True
+
+    class Streaming:
+        response_done = False
+
+    class Whole:
+        response_done = True
+
+    assert compose([Old()]).admit_early(Streaming(), object()) is False
+    assert compose([Recorder("a", []), Old()]).admit_early(Whole(), object()) is True

@@ -374,3 +374,15 @@ def test_hooks_are_fixed_when_the_config_is_made():
     with pytest.raises(AttributeError):
         config.hooks.append(object())  # type: ignore[attr-defined]
     assert len(config.hooks) == 1
+
+
+def test_a_hook_that_fails_at_the_start_of_a_run_is_reported_and_the_agent_goes_on():
+    class BrokenStart(AgentHooks):
+        def run_started(self, end_run: object) -> None:
+            raise RuntimeError("cannot open the run's record")
+
+    config = AgentConfig(name="a", llm=ScriptedLLM(["done"]), hooks=[BrokenStart()])
+    with Agent(config) as agent:
+        events = agent.events()
+        assert agent.run("go", timeout=10) == "done"
+        _reported(events, "BrokenStart.run_started")

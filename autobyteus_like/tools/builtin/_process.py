@@ -111,7 +111,7 @@ def _report(raw: bytes) -> dict[str, str]:
     """The supervisor's report line as {word: rest}; anything unexpected is a crash text."""
     text = raw.decode("utf-8", errors="replace")
     word, _, rest = text.rstrip("\n").partition(" ")
-    if "\n" in text.rstrip("\n") or word not in ("exit", "timeout", "error"):
+    if "\n" in text.rstrip("\n") or word not in ("exit", "timeout", "cancelled", "error"):
         return {"crash": text}
     return {word: rest}
 
@@ -206,6 +206,8 @@ def _supervise(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float
             # and all it started live unless they left it. Its pid names the session; that pid
             # was reaped only just now, and pids are reused only after pid_max others.
             survivors += _kill_until_gone(lambda: session_members(supervisor.pid))
+        if supervisor.stdout is not None:
+            supervisor.stdout.close()  # its report is read (or lost with it)
     return _Outcome(_report(raw), supervisor.returncode, overdue, survivors)
 
 

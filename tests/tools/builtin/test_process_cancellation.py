@@ -110,3 +110,19 @@ def test_a_dead_agent_process_leaves_no_command_behind(tmp_path, sleeper, left_b
         if agent.poll() is None:
             agent.kill()
             agent.wait()
+
+
+def test_a_cancelled_call_is_a_timeout_saying_so(tmp_path):
+    """The supervisor's ``cancelled`` report (it killed everything because the caller closed
+    its stdin) is a TIMEOUT that says why, not a supervisor crash."""
+    from autobyteus_like.errors import ToolFailure
+    from autobyteus_like.tools import ToolContext
+    from autobyteus_like.tools._context import CancelFlag
+
+    cancel = CancelFlag()
+    cancel.set()
+    context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path], timeout_s=600),
+                          cancelled=cancel)
+    with pytest.raises(ToolFailure) as caught:
+        builtin_tools().get("python.exec").run({"code": "while True: pass"}, context)
+    assert caught.value.code == "TIMEOUT" and "was cancelled" in caught.value.message
