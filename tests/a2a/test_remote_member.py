@@ -8,14 +8,15 @@ import os
 import signal
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("a2a", reason="the A2A tests need autobyteus-like[a2a]")
 
-from autobyteus_like import Agent, AgentConfig, AgentTurnError
-from autobyteus_like.a2a import RemoteA2AAgent
+from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM
+from autobyteus_like.a2a import RemoteA2AAgent, remote_agent_tool
 from tests.a2a.test_serve_a2a import TOKEN, call, served, team_file
 
 
@@ -60,8 +61,6 @@ def _run(agent: Agent, message: str) -> BaseException | str:
 
 
 def _until_started(marker: Path, started: threading.Event) -> None:
-    import time
-
     deadline = time.monotonic() + 60  # polls a file another process writes; bounds a failure
     while time.monotonic() < deadline:
         if marker.exists() and marker.read_text() == "started":
@@ -77,3 +76,24 @@ def test_a_server_that_is_not_there():
     with remote_agent(f"http://127.0.0.1:{port}/", timeout_s=10) as agent, \
             pytest.raises(AgentTurnError, match=r"A2A agent at .*: cannot reach it"):
         agent.run("hello?", timeout=30)
+
+
+@pytest.mark.slow  # a served team in its own process
+def test_the_tool_form_cancels_the_remote_task_at_its_timeout(tmp_path):
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, [call("wait", seconds=60, marker=str(marker)), "never"])
+    with served(team) as (url, _process):
+        ask = remote_agent_tool(url, name="ask_remote", timeout_s=5)
+        llm = ScriptedLLM([call("ask_remote", message="wait a minute"), "gave up"])
+        config = AgentConfig(name="caller", llm=llm, tools=["ask_remote"], tool_format="json",
+                             tool_sandboxes={"ask_remote": {"allow_network": True}})
+        with Agent(config, tools=[ask]) as agent:
+            assert agent.run("go", timeout=60) == "gave up"
+        result = llm.requests[1].messages[-1].content
+        assert "NOT_AVAILABLE" in result and "no answer within 5 s" in result
+        # the remote tool ran, then heard the CancelTask (a file the other process writes)
+        deadline = time.monotonic() + 30
+        while not (marker.exists() and marker.read_text() == "cancelled") and \
+                time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert marker.read_text() == "cancelled"
