@@ -19,6 +19,7 @@ EXTRA_PACKAGES: dict[str, tuple[str, ...]] = {
     "otel": ("opentelemetry.sdk",),
     "postgres": ("psycopg",),
     "web": ("ag_ui", "starlette", "uvicorn"),
+    "a2a": ("a2a", "starlette", "uvicorn"),
     "vector": ("wordllama", "usearch"),
     "js": ("py_mini_racer",),
     "plot": ("matplotlib",),

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 PUBLIC_MODULES = (
-    "autobyteus_like", "autobyteus_like.cli", "autobyteus_like.errors", "autobyteus_like.events",
+    "autobyteus_like", "autobyteus_like.a2a", "autobyteus_like.cli", "autobyteus_like.errors",
+    "autobyteus_like.events",
     "autobyteus_like.formats", "autobyteus_like.formatters", "autobyteus_like.parsers",
     "autobyteus_like.history", "autobyteus_like.hooks", "autobyteus_like.llm",
     "autobyteus_like.mcp", "autobyteus_like.output", "autobyteus_like.store",

@@ -45,8 +45,8 @@ LAYERS: list[set[str]] = [
     {"runtime"},
     {"team"},
     {"testing"},
-    {"serving", "web", "cli", "evals", "proxy",
-     ROOT_API},  # the faces, and the public API that re-exports everything
+    # the faces, and the public API that re-exports everything
+    {"serving", "web", "a2a", "cli", "evals", "proxy", ROOT_API},
 ]
 """Bottom first. A package may import its own layer's packages and any below; a top-level
 module (``errors.py``, ``cli/_main.py``) counts as a package of its own, and so does

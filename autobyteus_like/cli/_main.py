@@ -21,6 +21,7 @@ from typing import NoReturn, TextIO
 from autobyteus_like import __version__
 from autobyteus_like.cli._run import add_run_command
 from autobyteus_like.cli._serve import add_serve_commands
+from autobyteus_like.cli._serve_a2a import add_serve_a2a_command
 from autobyteus_like.cli._sessions import add_session_commands
 from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.cli._validate import add_validate_command
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     add_run_command(commands)
     add_validate_command(commands)
     add_serve_commands(commands)
+    add_serve_a2a_command(commands)
     add_session_commands(commands)
     add_eval_command(commands)
     add_proxy_command(commands)

@@ -16,6 +16,7 @@ import asyncio
 import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -37,13 +38,25 @@ from autobyteus_like.mcp._stderr_tail import StderrTail
 from autobyteus_like.mcp._stdio_transport import capped_stdio_client
 from autobyteus_like.mcp._stream_watch import WatchedReceiveStream
 
-__all__ = ["MAX_TOOLS", "ServerConnection", "start_failure"]
+__all__ = ["MAX_TOOLS", "ServerCallbacks", "ServerConnection", "start_failure"]
 
 MAX_TOOLS = 1_000
 """Tools taken from one server (a listing that pages on forever stops here)."""
 _MAX_PAGES = 100
 _CLIENT_INFO = Implementation(name="autobyteus-like", version="0.1")
 _TOOLS_CHANGED = "notifications/tools/list_changed"
+_RESOURCE_UPDATED = "notifications/resources/updated"
+
+
+@dataclass(frozen=True)
+class ServerCallbacks:
+    """What the session answers for the server: its ``elicitation/create`` and
+    ``sampling/createMessage`` requests (None: the SDK's default, which refuses), and its
+    resource-update notifications."""
+
+    elicitation: Any = None
+    sampling: Any = None
+    resource_updated: Callable[[str], None] | None = None
 
 
 def start_failure(server: str, reason: str) -> ConfigError:
@@ -56,10 +69,12 @@ class ServerConnection:
     """A session with the server ``name``; ``open`` it, ``call`` its tools, ``close`` it."""
 
     def __init__(self, name: str, config: MCPServerConfig,
-                 on_tools_changed: Callable[[], None], transport: str | None = None) -> None:
+                 on_tools_changed: Callable[[], None], transport: str | None = None,
+                 callbacks: ServerCallbacks | None = None) -> None:
         self.name = name
         self.config = config
         self._on_tools_changed = on_tools_changed
+        self._callbacks = callbacks or ServerCallbacks()
         self._transport = transport or config.transport
         self._client: Client | None = None
         self._over = anyio.Event()
@@ -67,6 +82,7 @@ class ServerConnection:
         self._owner: asyncio.Task[None] | None = None
         self._stderr: StderrTail | None = None
         self._token = new_token()
+        self._listeners: set[asyncio.Task[None]] = set()
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -129,13 +145,18 @@ class ServerConnection:
             with deadline:
                 async with AsyncExitStack() as stack:
                     client = Client(self._watched(), message_handler=self._on_message,
-                                    client_info=_CLIENT_INFO, cache=None)
+                                    client_info=_CLIENT_INFO, cache=None,
+                                    elicitation_callback=self._callbacks.elicitation,
+                                    sampling_callback=self._callbacks.sampling)
                     await stack.enter_async_context(client)
                     await self._listen_if_announced(client, stack)
                     self._client = client
                     deadline.deadline = math.inf
                     ready.set_result(None)
                     await self._over.wait()
+                    for listener in list(self._listeners):  # left inside the Client
+                        listener.cancel()
+                    await asyncio.gather(*self._listeners, return_exceptions=True)
             if deadline.cancelled_caught and not ready.done():
                 words = self.last_words()
                 raise start_failure(self.name, f"no answer within {timeout:g} s" +
@@ -189,6 +210,10 @@ class ServerConnection:
             logger.debug("mcp server {}: {!r}", self.name, message)
         elif getattr(message, "method", None) == _TOOLS_CHANGED:
             self._on_tools_changed()
+        elif getattr(message, "method", None) == _RESOURCE_UPDATED:
+            uri = getattr(getattr(message, "params", None), "uri", None)
+            if uri is not None and self._callbacks.resource_updated is not None:
+                self._callbacks.resource_updated(str(uri))
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -210,6 +235,68 @@ class ServerConnection:
             if not cursor or len(tools) >= MAX_TOOLS:
                 break
         return tools[:MAX_TOOLS]
+
+    async def list_prompts(self) -> list[Any]:
+        """Every prompt the server lists (all pages, at most ``MAX_TOOLS``)."""
+        return await self._pages(lambda client, cursor: client.list_prompts(cursor=cursor),
+                                 "prompts")
+
+    async def list_resources(self) -> list[Any]:
+        """Every resource the server lists (all pages, at most ``MAX_TOOLS``)."""
+        return await self._pages(lambda client, cursor: client.list_resources(cursor=cursor),
+                                 "resources")
+
+    async def _pages(self, page_of: Callable[[Client, str | None], Any], field: str
+                     ) -> list[Any]:
+        client = self._live_client()
+        items: list[Any] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            page = await page_of(client, cursor)
+            items.extend(getattr(page, field))
+            cursor = page.next_cursor
+            if not cursor or len(items) >= MAX_TOOLS:
+                break
+        return items[:MAX_TOOLS]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """The SDK's ``GetPromptResult`` for the prompt ``name``."""
+        return await self._live_client().get_prompt(name, arguments or None)
+
+    async def read_resource(self, uri: str) -> Any:
+        """The SDK's ``ReadResourceResult`` for ``uri``."""
+        return await self._live_client().read_resource(uri)
+
+    async def subscribe(self, uri: str) -> None:
+        """Ask the server to announce changes of ``uri``: ``resources/subscribe`` on a
+        handshake-era connection, a ``subscriptions/listen`` stream of its own on a 2026-07-28
+        one (held until the session ends; its events reach the message handler)."""
+        client = self._live_client()
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await client.subscribe_resource(uri)
+            return
+        acknowledged: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def listen() -> None:
+            try:
+                async with client.listen(resource_subscriptions=[uri]) as subscription:
+                    acknowledged.set_result(None)
+                    async for _ in subscription:  # the message handler sees each event
+                        pass
+            except Exception as exc:
+                if not acknowledged.done():
+                    acknowledged.set_exception(exc)
+                logger.debug("mcp server {}: listening to {} ended: {!r}", self.name, uri, exc)
+
+        task = asyncio.create_task(listen(), name=f"mcp-{self.name}-listen")
+        self._listeners.add(task)
+        task.add_done_callback(self._listeners.discard)
+        await acknowledged
+
+    @property
+    def capabilities(self) -> Any:
+        """What the server said it offers (the SDK's ``ServerCapabilities``)."""
+        return self._live_client().server_capabilities
 
     async def call(self, name: str, arguments: dict[str, Any],
                    meta: dict[str, Any] | None = None) -> Any:

@@ -61,6 +61,16 @@ class MCPServerConfig(BaseModel):
     max_message_bytes: int = Field(default=8_000_000, ge=65_536)
     """A message from a stdio server longer than this is not read (nor parsed): the call it
     answers fails at once with a TOOL_ERROR saying how big it was."""
+    resources_tool: bool = False
+    """Offer ``<name>.read_resource``: a tool reading one of this server's resources by URI
+    (its text cut at ``max_result_chars``), its description listing the resources."""
+    elicitation_timeout_s: float = Field(default=300.0, gt=0)
+    """How long a person may take to answer the server's request for input; then it is
+    declined."""
+    sampling: bool = False
+    """Whether the server may ask for LLM completions (answered by the toolset's sampler)."""
+    sampling_timeout_s: float = Field(default=120.0, gt=0)
+    """How long one completion the server asked for may take; then it is refused."""
 
     @field_validator("url")
     @classmethod

@@ -13,20 +13,58 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loguru import logger
 
 from autobyteus_like._extras import require_extra
 from autobyteus_like.errors import ConfigError, ToolFailure
+from autobyteus_like.mcp._catalogue import (
+    MCPPrompt,
+    MCPPromptInfo,
+    MCPResource,
+    prompt_info,
+    prompt_of,
+    resource_info,
+    resource_text,
+)
+from autobyteus_like.mcp._elicitation import ElicitationHandler
 from autobyteus_like.mcp._server_config import SERVER_NAME, MCPServerConfig
 from autobyteus_like.mcp._tool_definitions import IDEMPOTENCY_META_KEY, Listing
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
 
+if TYPE_CHECKING:
+    from autobyteus_like.mcp._sampling import Sampler, SamplingRequest
+
 __all__ = ["MCPToolset"]
+
+_HANDLER_NAMES = ("on_elicitation", "sampler", "approve_sampling", "on_resource_updated")
+
+
+@dataclass(frozen=True)
+class _Handlers:
+    """The toolset's answers to what a server asks of its client."""
+
+    on_elicitation: ElicitationHandler | None
+    sampler: Sampler | None
+    approve_sampling: Callable[[SamplingRequest], bool] | None
+    on_resource_updated: Callable[[str], None] | None
+
+    def callbacks(self, server: str, config: MCPServerConfig) -> Any:
+        from autobyteus_like.mcp._connection import ServerCallbacks
+        from autobyteus_like.mcp._elicitation import elicitation_callback
+        from autobyteus_like.mcp._sampling import sampling_callback
+
+        return ServerCallbacks(
+            elicitation=elicitation_callback(server, self.on_elicitation,
+                                             config.elicitation_timeout_s),
+            sampling=sampling_callback(server, self.sampler, self.approve_sampling,
+                                       config.sampling_timeout_s) if config.sampling else None,
+            resource_updated=self.on_resource_updated)
 
 
 class MCPToolset:
@@ -37,7 +75,11 @@ class MCPToolset:
     namespace of its tools: ``fs`` gives ``fs.read_file``.
     """
 
-    def __init__(self, name: str, config: MCPServerConfig) -> None:
+    def __init__(self, name: str, config: MCPServerConfig, *,
+                 on_elicitation: ElicitationHandler | None = None,
+                 sampler: Sampler | None = None,
+                 approve_sampling: Callable[[SamplingRequest], bool] | None = None,
+                 on_resource_updated: Callable[[str], None] | None = None) -> None:
         if not isinstance(name, str) or not SERVER_NAME.match(name):
             raise ConfigError(f"mcp server {name!r}", [
                 "a server's name is the namespace of its tools: letters, digits, '_' or '-', "
@@ -51,6 +93,8 @@ class MCPToolset:
         self._started: Future[None] | None = None
         self._listing = Listing()
         self._watchers: list[Callable[[], None]] = []
+        self._handlers = _Handlers(on_elicitation, sampler, approve_sampling,
+                                   on_resource_updated)
 
     @classmethod
     def stdio(cls, command: str, args: Sequence[str] = (), *, name: str,
@@ -60,16 +104,18 @@ class MCPToolset:
         ``allow``, ``deny``, ``requires_approval``, ``masked_arguments``, ``timeout_s``,
         ``startup_timeout_s``, ``max_result_chars``, ``max_message_bytes`` (see
         ``MCPServerConfig``)."""
+        handlers = {key: policy.pop(key) for key in _HANDLER_NAMES if key in policy}
         return cls(name, MCPServerConfig(command=command, args=list(args), env=dict(env or {}),
-                                         cwd=cwd, **policy))
+                                         cwd=cwd, **policy), **handlers)
 
     @classmethod
     def http(cls, url: str, *, name: str, headers: Mapping[str, str] | None = None,
              transport: Literal["auto", "streamable-http", "sse"] = "auto",
              **policy: Any) -> MCPToolset:
         """A server reached over streamable HTTP (or SSE, which ``auto`` falls back to)."""
+        handlers = {key: policy.pop(key) for key in _HANDLER_NAMES if key in policy}
         return cls(name, MCPServerConfig(url=url, headers=dict(headers or {}),
-                                         transport=transport, **policy))
+                                         transport=transport, **policy), **handlers)
 
     @property
     def namespace(self) -> str:
@@ -95,7 +141,8 @@ class MCPToolset:
             self._users += 1
             if self._users == 1:
                 self._session = ToolsetSession(self._name, self.config, self._make_call,
-                                               self._listed)
+                                               self._listed, self._handlers.callbacks(
+                                                   self._name, self.config))
                 self._started = self._explain(self._session.start())
             assert self._started is not None
             return self._started
@@ -167,6 +214,49 @@ class MCPToolset:
     def problems(self) -> list[str]:
         """The server's tools that were left out of the last listing, and why."""
         return list(self._listing.problems)
+
+    # -- prompts and resources (the server must be running) ------------------------------------
+
+    def prompts(self) -> list[MCPPromptInfo]:
+        """The prompts the server lists."""
+        return [prompt_info(p) for p in self._ask("prompts/list", lambda c: c.list_prompts())]
+
+    def prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> MCPPrompt:
+        """The prompt ``name`` filled in with ``arguments``; ``ToolFailure`` for a prompt the
+        server does not list, a required argument missing, or the server's refusal."""
+        given = {str(k): str(v) for k, v in (arguments or {}).items()}
+        known = {info.name: info for info in self.prompts()}
+        if name not in known:
+            raise ToolFailure(ErrorCode.INVALID_ARGS, f"MCP server {self._name!r} has no prompt "
+                              f"{name!r} (it has: {', '.join(sorted(known)) or 'none'})")
+        missing = sorted(a for a, required in known[name].arguments.items()
+                         if required and a not in given)
+        if missing:
+            raise ToolFailure(ErrorCode.INVALID_ARGS, f"prompt {name!r} of MCP server "
+                              f"{self._name!r} needs the arguments: {', '.join(missing)}")
+        result = self._ask(f"prompt {name!r}", lambda c: c.get_prompt(name, given))
+        return prompt_of(name, result)
+
+    def resources(self) -> list[MCPResource]:
+        """The resources the server lists."""
+        return [resource_info(r)
+                for r in self._ask("resources/list", lambda c: c.list_resources())]
+
+    def read_resource(self, uri: str) -> str:
+        """The resource's text, cut at ``max_result_chars`` with a note."""
+        result = self._ask(f"resource {uri!r}", lambda c: c.read_resource(uri))
+        return resource_text(result, self.config.max_result_chars)
+
+    def subscribe(self, uri: str) -> None:
+        """Ask the server to announce changes of ``uri`` (to ``on_resource_updated``)."""
+        self._ask(f"subscribing to {uri!r}", lambda c: c.subscribe(uri))
+
+    def _ask(self, what: str, work: Callable[[Any], Any]) -> Any:
+        session = self._session
+        if session is None:
+            raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not "
+                              "running: start it with its agent or team, or 'with toolset:'")
+        return session.ask(what, work)
 
     def watch(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` (on the toolset's thread) whenever the tools change; returns the

@@ -19,9 +19,11 @@ from loguru import logger
 from mcp.shared.exceptions import MCPError
 
 from autobyteus_like.errors import ConfigError, ToolFailure
-from autobyteus_like.mcp._connection import ServerConnection, start_failure
+from autobyteus_like.mcp._catalogue import resource_text
+from autobyteus_like.mcp._connection import ServerCallbacks, ServerConnection, start_failure
 from autobyteus_like.mcp._failures import call_failure, why
 from autobyteus_like.mcp._loop_thread import LoopThread
+from autobyteus_like.mcp._resource_tool import add_resource_tool
 from autobyteus_like.mcp._results import result_content
 from autobyteus_like.mcp._server_config import MCPServerConfig
 from autobyteus_like.mcp._tool_definitions import CallFactory, Listing, build_listing
@@ -45,13 +47,19 @@ def _refused_over_streamable_http(failure: ConfigError) -> bool:
     return isinstance(cause, MCPError)
 
 
+async def _read(connection: ServerConnection, uri: str, max_chars: int) -> str:
+    return resource_text(await connection.read_resource(uri), max_chars)
+
+
 class ToolsetSession:
     """The loop thread, the live connection and the current listing of one server."""
 
     def __init__(self, name: str, config: MCPServerConfig, make_call: CallFactory,
-                 on_listing: Callable[[Listing], None]) -> None:
+                 on_listing: Callable[[Listing], None],
+                 callbacks: ServerCallbacks | None = None) -> None:
         self.name = name
         self.config = config
+        self._callbacks = callbacks
         self._make_call = make_call
         self._on_listing = on_listing
         self.thread = LoopThread(f"mcp-{name}")
@@ -62,6 +70,7 @@ class ToolsetSession:
         self._refresh_again = False
         self._closing = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._resources: list[Any] = []
 
     # -- from any thread -----------------------------------------------------------------------
 
@@ -77,6 +86,29 @@ class ToolsetSession:
         caller sends the server an MCP cancellation; ``RuntimeError`` if the session has
         stopped."""
         return await self.thread.run(lambda: self._call(remote, local, arguments, meta))
+
+    async def request(self, what: str, work: Callable[[ServerConnection], Any]) -> Any:
+        """``await work(connection)`` on the live connection, from a coroutine on any loop
+        (``what`` names it in a failure): its result, or ``ToolFailure``."""
+        return await self.thread.run(lambda: self._guarded(what, work))
+
+    def ask(self, what: str, work: Callable[[ServerConnection], Any]) -> Any:
+        """``request`` from synchronous code, waiting at most the call timeout."""
+        timeout = (self.config.timeout_s or 60.0) + self.config.startup_timeout_s
+        return self.thread.submit(self._guarded(what, work)).result(timeout)
+
+    async def _guarded(self, what: str, work: Callable[[ServerConnection], Any]) -> Any:
+        connection = await self._live_connection()
+        try:
+            return await work(connection)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            failure, gone = call_failure(exc, what, self.name, connection.last_words(),
+                                         remote=self.config.kind == "http")
+            if gone:
+                await connection.close()
+            raise failure from None
 
     def stop(self) -> None:
         """Close the connection (the server and every process it started end) and join the
@@ -98,7 +130,8 @@ class ToolsetSession:
         config = self.config
         transport = "streamable-http" if config.kind == "http" and config.transport == "auto" \
             else None
-        connection = ServerConnection(self.name, config, self._tools_changed, transport)
+        connection = ServerConnection(self.name, config, self._tools_changed, transport,
+                                      self._callbacks)
         try:
             await connection.open()
         except ConfigError as failure:
@@ -106,7 +139,8 @@ class ToolsetSession:
                 raise
             logger.debug("mcp server {}: streamable HTTP refused ({}); trying SSE", self.name,
                          _reason(failure))
-            connection = ServerConnection(self.name, config, self._tools_changed, "sse")
+            connection = ServerConnection(self.name, config, self._tools_changed, "sse",
+                                          self._callbacks)
             try:
                 await connection.open()
             except ConfigError as second:
@@ -125,11 +159,26 @@ class ToolsetSession:
                 raise
             raise start_failure(self.name, f"listing its tools failed: {why(exc)}") from exc
         self._connection = connection
+        if self.config.resources_tool:
+            self._resources = await self._listed_resources(connection)
         self._install(tools)
+
+    async def _listed_resources(self, connection: ServerConnection) -> list[Any]:
+        if not getattr(connection.capabilities, "resources", None):
+            return []
+        try:
+            return await asyncio.wait_for(connection.list_resources(),
+                                          self.config.startup_timeout_s)
+        except Exception as exc:  # the tool still reads any URI; only its description is poorer
+            logger.debug("mcp server {}: listing resources failed: {!r}", self.name, exc)
+            return []
 
     def _install(self, tools: list[Any]) -> None:
         listing = build_listing(self.name, self.config, tools, self._make_call, self._listing,
                                 call_soon=self.thread.post)
+        if self.config.resources_tool:
+            add_resource_tool(listing, self.name, self._resources, self._read_for_tool,
+                              self.thread.post)
         self._listing = listing
         self._on_listing(listing)
 
@@ -173,6 +222,12 @@ class ToolsetSession:
                 await connection.close()  # the next call starts the server again
             raise failure from None
         return result_content(result, local, self.config.max_result_chars)
+
+    async def _read_for_tool(self, arguments: dict[str, Any]) -> Any:
+        uri = str(arguments["uri"])
+        what = f"{self.name}.read_resource"
+        return await self.thread.run(lambda: self._guarded(
+            what, lambda c: _read(c, uri, self.config.max_result_chars)))
 
     def _tools_changed(self) -> None:
         """The server said its tools changed: list them again (once, however many times it

@@ -3,7 +3,9 @@ tools of the official SDK's ``MCPServer``, served over stdio or streamable HTTP.
 
 While the team works, each event worth telling becomes an MCP progress notification (sent when
 the client asked for progress); a client that cancels its request stops the turn; a failed
-turn is an ``isError`` result saying why.
+turn is an ``isError`` result saying why. Each member's role is an MCP prompt
+(``role_<member>``), and what was asked and answered since the server started is the
+resource ``transcript://<team>``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 import signal
 import socket
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
@@ -22,6 +25,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError, UsageError
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.serving._progress import describe
@@ -42,7 +46,29 @@ def tool_name(name: str) -> str:
     return f"ask_{_ILLEGAL.sub('_', name)}"[:128]
 
 
-def _ask_tool(host: TeamHost, member: str | None) -> Any:
+_TRANSCRIPT_ENTRIES = 500
+_TRANSCRIPT_ENTRY_CHARS = 20_000
+
+
+class AskRecord:
+    """What clients asked the served team and what it answered, newest last (the last
+    ``_TRANSCRIPT_ENTRIES`` entries, each cut at ``_TRANSCRIPT_ENTRY_CHARS``)."""
+
+    def __init__(self) -> None:
+        self._entries: deque[str] = deque(maxlen=_TRANSCRIPT_ENTRIES)
+
+    def add(self, kind: str, who: str, text: str) -> None:
+        if len(text) > _TRANSCRIPT_ENTRY_CHARS:
+            text = text[:_TRANSCRIPT_ENTRY_CHARS] + f" [cut: {len(text)} characters]"
+        self._entries.append(f"## {kind} ({who})\n\n{text}")
+
+    def text(self) -> str:
+        return "\n\n".join(self._entries) or "(nothing asked yet)"
+
+
+def _ask_tool(host: TeamHost, member: str | None, transcript: AskRecord) -> Any:
+    who = member or host.config.coordinator
+
     async def ask(message: Message, ctx: Context) -> str:
         steps = 0
 
@@ -53,12 +79,42 @@ def _ask_tool(host: TeamHost, member: str | None) -> Any:
                 steps += 1
                 await ctx.report_progress(steps, None, line)
 
+        transcript.add("asked", who, message)
         try:
-            return await host.ask(message, member, report)
+            answer = await host.ask(message, member, report)
         except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
+            transcript.add("failed", who, str(exc))
             raise ToolError(str(exc)) from None
+        except anyio.get_cancelled_exc_class():
+            transcript.add("cancelled", who, "the client cancelled the ask")
+            raise
+        transcript.add("answered", who, answer)
+        return answer
 
     return ask
+
+
+def _role_prompt(team: str, member: AgentConfig) -> Callable[[], str]:
+    def role() -> str:
+        instructions = member.system_prompt.replace("{{tools}}", "").strip()
+        return (f"You are {member.name}" + (f", {member.role}" if member.role else "")
+                + f", a member of the team {team!r}.\n\n{instructions}").strip()
+
+    return role
+
+
+def _add_roles_and_transcript(server: MCPServer, host: TeamHost,
+                              transcript: AskRecord) -> None:
+    config = host.config
+    for member in config.members:
+        server.prompt(name=f"role_{tool_name(member.name).removeprefix('ask_')}",
+                      description=f"The role of {member.name} in the team {config.name!r}"
+                      + (f": {member.role}" if member.role else ""))(
+            _role_prompt(config.name, member))
+    uri = f"transcript://{tool_name(config.name).removeprefix('ask_')}"
+    server.resource(uri, name="transcript", mime_type="text/markdown",
+                    description=f"What was asked of the team {config.name!r} and what it "
+                                "answered since this server started")(transcript.text)
 
 
 def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
@@ -67,9 +123,11 @@ def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
     roster = ", ".join(f"{m.name} ({m.role})" if m.role else m.name for m in config.members)
     server: MCPServer = MCPServer(config.name, instructions=config.description or None,
                                   log_level="WARNING")
+    transcript = AskRecord()
+    _add_roles_and_transcript(server, host, transcript)
     team_tool = tool_name(config.name)
     server.add_tool(
-        _ask_tool(host, None), name=team_tool, structured_output=False,
+        _ask_tool(host, None, transcript), name=team_tool, structured_output=False,
         description=(f"Ask the team {config.name!r}"
                      + (f" ({config.description})" if config.description else "")
                      + f" and get its coordinator's final answer. Members: {roster}."))
@@ -79,7 +137,7 @@ def build_server(host: TeamHost, *, members: bool = False) -> MCPServer:
             if name == team_tool:
                 name = f"{name}_member"
             server.add_tool(
-                _ask_tool(host, member.name), name=name, structured_output=False,
+                _ask_tool(host, member.name, transcript), name=name, structured_output=False,
                 description=f"Ask {member.name}, a member of the team {config.name!r}"
                             + (f" ({member.role})" if member.role else "")
                             + ", and get its answer.")

@@ -1,0 +1,149 @@
+"""RemoteA2AAgent: a remote A2A agent in a team, as the "LLM" of a member.
+
+Each turn of the member sends the newest user message's text to the remote agent (one A2A
+context per ``RemoteA2AAgent``, so the remote keeps one conversation) and streams its task:
+the remote's answer (its artifacts' text, else its final status message) is the member's
+reply. Safe by default:
+
+* the member's stop (its ``cancel`` event) sends ``CancelTask`` for the remote task and ends
+  the turn quietly;
+* no answer within ``timeout_s`` is an ``LLMError`` saying so (the remote task is cancelled);
+* a remote that cannot be reached, goes away mid-task, answers 401, fails its task, rejects
+  it or asks for input is an ``LLMError`` naming the URL and what happened, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from autobyteus_like.errors import LLMError
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest
+
+__all__ = ["RemoteA2AAgent"]
+
+_CANCEL_POLL_S = 0.05
+"""How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
+
+
+class RemoteA2AAgent(LLM):
+    """The A2A agent at ``url`` (its card at ``url/.well-known/agent-card.json``)."""
+
+    reports_usage = False
+
+    def __init__(self, url: str, *, token: str | None = None, timeout_s: float = 300.0) -> None:
+        from autobyteus_like._extras import require_extra
+
+        require_extra("a2a", f"A2A agent {url!r}")
+        self.url = url
+        self.token = token
+        self.timeout_s = timeout_s
+        self.context_id = uuid.uuid4().hex
+
+    def __repr__(self) -> str:
+        return f"RemoteA2AAgent({self.url!r})"
+
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        answer = asyncio.run(self.ask(text, cancel))
+        if answer is not None:
+            yield LLMChunk(text=answer, final=True, finish_reason="stop")
+
+    def _error(self, what: str, cause: BaseException | None = None) -> LLMError:
+        error = LLMError(f"A2A agent at {self.url}: {what}", provider="a2a", model=self.url)
+        error.__cause__ = cause
+        return error
+
+    async def ask(self, text: str, cancel: threading.Event) -> str | None:
+        """Send ``text``; the remote's answer, or None once ``cancel`` was set (the remote
+        task cancelled). ``LLMError`` saying what went wrong."""
+        import httpx
+        from a2a.client import A2AClientError, ClientConfig, create_client
+
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
+            try:
+                client = await create_client(self.url, ClientConfig(httpx_client=http))
+            except (A2AClientError, httpx.HTTPError) as exc:
+                raise self._error(f"cannot reach it: {_why(exc)}", exc) from None
+            task_id: list[str] = []
+            work = asyncio.ensure_future(self._run(client, text, task_id))
+            stop = asyncio.ensure_future(_stopped(cancel))
+            try:
+                done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+            if work in done:
+                await client.close()
+                return work.result()
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+            if task_id:
+                try:
+                    from a2a.types import CancelTaskRequest
+
+                    await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id[0])),
+                                           10)
+                except Exception:  # it may be gone or done: the turn ends either way
+                    pass
+            await client.close()
+            if cancel.is_set():
+                return None
+            raise self._error(f"no answer within {self.timeout_s:g} s")
+
+    async def _run(self, client: Any, text: str, task_id: list[str]) -> str:
+        import httpx
+        from a2a.client import A2AClientError
+        from a2a.helpers.proto_helpers import new_text_message
+        from a2a.types import Role, SendMessageRequest, TaskState
+
+        request = SendMessageRequest(message=new_text_message(
+            text, role=Role.ROLE_USER, context_id=self.context_id))
+        answer: list[str] = []
+        status_text = ""
+        state = None
+        try:
+            async for event in client.send_message(request):
+                if event.HasField("task"):
+                    task_id[:] = [event.task.id]
+                    state = event.task.status.state
+                    answer = [p.text for a in event.task.artifacts for p in a.parts if p.text]
+                    status_text = _message_text(event.task.status.message)
+                elif event.HasField("status_update"):
+                    state = event.status_update.status.state
+                    status_text = _message_text(event.status_update.status.message)
+                elif event.HasField("artifact_update"):
+                    answer += [p.text for p in event.artifact_update.artifact.parts if p.text]
+                elif event.HasField("message"):
+                    return _message_text(event.message)
+        except (A2AClientError, httpx.HTTPError) as exc:
+            raise self._error(f"the call failed: {_why(exc)}", exc) from None
+        if state == TaskState.TASK_STATE_COMPLETED:
+            return "\n".join(answer) if answer else status_text
+        named = TaskState.Name(state) if state is not None else "no state"
+        if state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            raise self._error(f"it asks for input ({status_text or 'no message'}); answering "
+                              "a remote's question is not supported yet")
+        if state in (TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED,
+                     TaskState.TASK_STATE_CANCELED):
+            raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
+        raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+def _message_text(message: Any) -> str:
+    return "\n".join(p.text for p in getattr(message, "parts", ()) if p.text)
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]
+
+
+async def _stopped(cancel: threading.Event) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(_CANCEL_POLL_S)

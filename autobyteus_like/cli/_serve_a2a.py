@@ -1,0 +1,60 @@
+"""``serve-a2a TEAM.yaml``: the team as an A2A agent (JSON-RPC binding of A2A 1.0), loopback
+by default, optionally behind a bearer token read from an environment variable."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from autobyteus_like._extras import require_extra
+from autobyteus_like.cli._serve import _address
+from autobyteus_like.cli._tools import load_tools
+from autobyteus_like.errors import UsageError
+from autobyteus_like.team import TeamConfig
+
+__all__ = ["add_serve_a2a_command"]
+
+
+def add_serve_a2a_command(commands: Any) -> None:
+    """``serve-a2a TEAM.yaml [--tools ...] [--http HOST:PORT] [--token-env NAME]``."""
+    command = commands.add_parser(
+        "serve-a2a", help="serve a team as an A2A agent (JSON-RPC over HTTP)",
+        description="Serve a team as an A2A agent: its card at /.well-known/agent-card.json, "
+                    "A2A 1.0 JSON-RPC at /. Needs autobyteus-like[a2a].")
+    command.add_argument("team", help="the team's YAML file")
+    command.add_argument("--tools", metavar="FILE.py:NAME", action="append",
+                         help="where the tools named in the config come from (repeatable)")
+    command.add_argument("--http", metavar="HOST:PORT", type=_address,
+                         default=("127.0.0.1", 0),
+                         help="where to listen (default 127.0.0.1 and a free port, printed "
+                              "on stderr)")
+    command.add_argument("--token-env", metavar="NAME",
+                         help="require 'Authorization: Bearer <the value of $NAME>' on every "
+                              "request but the agent card's (needed off loopback)")
+    command.add_argument("--approve", metavar="PATTERN", action="append",
+                         help="approve calls to tools matching this pattern (repeatable); "
+                              "other calls that need approval are denied")
+    command.add_argument("--yes", "-y", action="store_true",
+                         help="approve every call that needs approval")
+    command.set_defaults(handler=_serve_a2a)
+
+
+def _serve_a2a(args: argparse.Namespace) -> int:
+    require_extra("a2a", "serve-a2a")
+    from autobyteus_like.a2a import serve_a2a
+    from autobyteus_like.serving._approval import ApprovalPolicy
+    from autobyteus_like.serving._team_host import TeamHost
+
+    token = None
+    if args.token_env is not None:
+        token = os.environ.get(args.token_env, "")
+        if len(token) < 16:
+            raise UsageError(f"--token-env {args.token_env}: the variable must hold a token "
+                             "of at least 16 characters")
+    tools = load_tools(args.tools)
+    config = TeamConfig.from_yaml(args.team, tools=tools)
+    approved = ["*"] if args.yes else list(args.approve or [])
+    host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved))
+    serve_a2a(host, http=args.http, token=token)
+    return 0

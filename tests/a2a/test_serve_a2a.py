@@ -1,0 +1,154 @@
+"""``autobyteus-like serve-a2a``: the A2A SDK's own client against a team served in another
+process on 127.0.0.1: the agent card, SendMessage, SendStreamingMessage with status updates,
+GetTask, CancelTask stopping the team's work, a bearer token."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+pytest.importorskip("a2a", reason="the A2A tests need autobyteus-like[a2a]")
+
+from a2a.client import ClientConfig, create_client
+from a2a.helpers.proto_helpers import new_text_message
+from a2a.types import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
+
+TOOLS = f"{Path(__file__).parents[1] / 'serving' / 'team_tools.py'}:TOOLS"
+TOKEN = "a-token-of-enough-length"
+
+
+def call(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+def team_file(tmp_path: Path, responses: list[str]) -> Path:
+    path = tmp_path / "team.yaml"
+    path.write_text(json.dumps({
+        "name": "helpers", "coordinator": "lead", "description": "answers questions",
+        "members": [{"name": "lead", "role": "answers questions", "tool_format": "json",
+                     "llm": {"provider": "scripted", "responses": responses},
+                     "tools": ["wait"]},
+                    {"name": "helper", "role": "helps", "llm": {
+                        "provider": "scripted", "responses": ["hi"]}}]}))
+    return path
+
+
+@contextmanager
+def served(team: Path, *extra: str, env: dict[str, str] | None = None
+           ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``serve-a2a`` in a process of its own: its URL, then SIGTERM (and its exit checked)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autobyteus_like.cli", "serve-a2a", str(team), "--tools", TOOLS,
+         *extra], stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert "over A2A at " in line, line + process.stderr.read()
+        yield line.split(" at ")[1].split()[0], process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if process.stderr:
+                process.stderr.close()
+
+
+def message(text: str, **ids: str) -> SendMessageRequest:
+    return SendMessageRequest(message=new_text_message(text, role=Role.ROLE_USER, **ids))
+
+
+async def collect(client: Any, request: SendMessageRequest) -> list[Any]:
+    return [event async for event in client.send_message(request)]
+
+
+@pytest.mark.slow  # one served team in its own process, asked four times
+def test_card_send_stream_get_cancel_behind_a_token(tmp_path):
+    marker = tmp_path / "marker"
+    team = team_file(tmp_path, ["The answer is 4.", "Still 4.",
+                                call("wait", seconds=60, marker=str(marker)), "never"])
+    with served(team, "--token-env", "A2A_TOKEN_FOR_TEST",
+                env={"A2A_TOKEN_FOR_TEST": TOKEN}) as (url, process):
+        card = httpx.get(url + ".well-known/agent-card.json", timeout=10).json()  # public
+        assert card["name"] == "helpers" and "answers questions" in card["description"]
+        assert {skill["id"] for skill in card["skills"]} == {"lead", "helper"}
+        assert card["capabilities"]["streaming"] is True and "bearer" in card["securitySchemes"]
+        refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+                                        "params": {"id": "x"}}, timeout=10)
+        assert refused.status_code == 401
+
+        async def talk() -> None:
+            http = httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"},
+                                     timeout=60)
+            async with http:
+                await stream_then_get(url, http)
+                await cancel(url, http, marker)
+
+        anyio.run(talk)
+    assert process.returncode == 0
+
+
+async def stream_then_get(url: str, http: httpx.AsyncClient) -> None:
+    streaming = await create_client(url, ClientConfig(httpx_client=http))
+    events = await collect(streaming, message("2+2?"))
+    states = [e.status_update.status.state for e in events if e.HasField("status_update")]
+    assert states[0] == TaskState.TASK_STATE_WORKING
+    assert states[-1] == TaskState.TASK_STATE_COMPLETED
+    steps = [e.status_update.status.message.parts[0].text for e in events
+             if e.HasField("status_update") and e.status_update.status.message.parts]
+    assert "lead is thinking (step 1)" in steps
+    [answer] = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
+    assert answer.name == "answer" and answer.parts[0].text == "The answer is 4."
+
+    plain = await create_client(url, ClientConfig(streaming=False, httpx_client=http))
+    [final] = await collect(plain, message("and again?"))
+    task = final.task
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    fetched = await plain.get_task(GetTaskRequest(id=task.id))
+    assert fetched.artifacts[0].parts[0].text == "Still 4."
+
+
+async def cancel(url: str, http: httpx.AsyncClient, marker: Path) -> None:
+    client = await create_client(url, ClientConfig(streaming=False, httpx_client=http))
+    request = message("wait a minute")
+    request.configuration.return_immediately = True
+    [first] = await collect(client, request)
+    with anyio.fail_after(30):
+        while not (marker.exists() and marker.read_text() == "started"):
+            await anyio.sleep(0.02)
+    cancelled = await client.cancel_task(CancelTaskRequest(id=first.task.id))
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    with anyio.fail_after(30):  # the tool saw its cancellation
+        while marker.read_text() != "cancelled":
+            await anyio.sleep(0.02)
+
+
+def test_off_loopback_without_a_token_is_refused(tmp_path):
+    team = team_file(tmp_path, ["ok"])
+    done = subprocess.run([sys.executable, "-m", "autobyteus_like.cli", "serve-a2a", str(team),
+                           "--tools", TOOLS, "--http", "0.0.0.0:0"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0
+    assert "not a loopback address: give a bearer token" in done.stderr
+    assert "Traceback" not in done.stderr
