@@ -193,6 +193,7 @@ class _QuietLatch(EventSubscription):
     def __init__(self, turn: CallerTurn) -> None:
         super().__init__()
         self._turn = turn
+        self._sink = self._put  # publishers hand events to the sink: here, the latch itself
 
     def _put(self, item: object) -> None:
         if isinstance(item, TeamQuiescent):

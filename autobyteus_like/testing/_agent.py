@@ -13,6 +13,7 @@ from autobyteus_like.agent._agent import Agent
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.events import AgentEvent, TurnCompleted
+from autobyteus_like.formats import format_for_provider
 from autobyteus_like.llm._scripted import ScriptedLLM, ScriptedResponse
 from autobyteus_like.testing._approvals import Approvals, Recorder
 from autobyteus_like.testing._transcript import Transcript
@@ -82,11 +83,15 @@ def scripted_agent(
 ) -> SimulatedAgent:
     """The agent ``config`` describes, its LLM (a real provider's too) replaced by ``script``:
     responses for a ``ScriptedLLM``, or an LLM of one's own (a ``FunctionLLM`` answering every
-    request with a function); the agent keeps the tool format its configured model gets.
+    request with a function); the agent keeps the tool format its configured model gets (for
+    a member that would adapt, ``auto``, its provider's text format: a script is text).
     ``approvals`` as for ``scripted_team``."""
     llm = script if isinstance(script, ScriptedLLM) else ScriptedLLM(script,
                                                                      chunk_size=chunk_size)
-    # the format the configured model would get, whoever answers now
-    config = config.model_copy(update={"llm": llm, "tool_format": config.resolved_format()})
+    # the format the configured model would get, whoever answers now; a member that would
+    # adapt (``auto``) gets its provider's text format, since a script's replies are text
+    spoken = (format_for_provider(config.llm.provider, config.use_xml_tool_format).value
+              if config.adapts_format() else config.resolved_format())
+    config = config.model_copy(update={"llm": llm, "tool_format": spoken})
     agent = Agent(config, tools=ToolRegistry.of(tools))
     return SimulatedAgent(agent, llm, approvals)

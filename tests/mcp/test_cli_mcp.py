@@ -31,7 +31,8 @@ def test_validate_lists_each_servers_tools(tmp_path, capsys):
     assert out[0].startswith("mcp server 'raw': 11 tools: raw.ok, raw.read_file_")
     assert "mcp server 'raw': 'bad_schema' was left out: its inputSchema is not " \
            "valid JSON Schema" in out[2]
-    assert out[-1] == f"{team}: valid team 't'; coordinator lead; members: lead (json)"
+    assert out[-2:] == [f"{team}: valid team 't'; coordinator lead; members: lead (json)",
+                        "member 'lead': json (tool_format in the config)"]
 
 
 def test_validate_names_the_server_that_failed_and_the_tool_nothing_provides(tmp_path, capsys):
