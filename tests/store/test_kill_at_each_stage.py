@@ -23,7 +23,7 @@ import pytest
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
 from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
-from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
+from autobyteus_like.tools._invocation import MAY_HAVE_RUN, ToolInvocation, ToolResult
 
 FIRST = "".join(json.dumps({"name": "record", "arguments": {"note": n}}) for n in "ab")
 SCRIPT = [FIRST, "done"]
@@ -35,6 +35,7 @@ from autobyteus_like.store import Session
 
 store, folder, stage = sys.argv[1], sys.argv[2], sys.argv[3]
 SCRIPT = json.loads(sys.argv[4])
+EXECUTION = sys.argv[5] if len(sys.argv) > 5 else None
 
 def reached():
     with open(os.path.join(folder, "reached"), "w") as marker:
@@ -64,7 +65,7 @@ class Stages(AgentHooks):  # called after the session writer stored the step
             reached()
 
 config = AgentConfig(name="a", llm=ScriptedLLM(SCRIPT), tools=[record], tool_format="json",
-                     hooks=[Stages()])
+                     hooks=[Stages()], tool_execution=EXECUTION)
 with Agent(config, session=Session("s1", store)) as agent:
     agent.run("go", timeout=60)
 '''
@@ -72,9 +73,9 @@ with Agent(config, session=Session("s1", store)) as agent:
 STAGES = ["before_running", "during", "after_finished", "next_request"]
 
 
-def _killed_at(store: str, folder: Path, stage: str) -> None:
+def _killed_at(store: str, folder: Path, stage: str, execution: str = "parallel") -> None:
     child = subprocess.Popen([sys.executable, "-c", CHILD, store, str(folder), stage,
-                              json.dumps(SCRIPT)], stderr=subprocess.PIPE)
+                              json.dumps(SCRIPT), execution], stderr=subprocess.PIPE)
     marker = folder / "reached"
     deadline = time.monotonic() + 60
     while not marker.exists():
@@ -143,6 +144,7 @@ RESUMER = '''
 import json, os, sys
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
 from autobyteus_like.errors import SessionInUseError
+from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
 
 store, folder, script = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
@@ -162,7 +164,11 @@ try:
         if not resumed:  # the other process finished it first
             print("nothing left")
         for turn in resumed:
-            print("answered:" + turn.reply.result(timeout=60))
+            answer = turn.reply.result(timeout=60)
+            [results] = [m for m in agent.history if isinstance(m, ToolResultsMessage)]
+            print("results:" + json.dumps([[r.status, r.error.message if r.error else r.content]
+                                           for r in results.results]))
+            print("answered:" + answer)
 except SessionInUseError as exc:
     print("refused:" + type(exc).__name__)
 '''
@@ -170,16 +176,27 @@ except SessionInUseError as exc:
 
 def test_two_processes_racing_to_resume_a_killed_session_one_goes_on_nothing_runs_twice(
         store_url: str, tmp_path: Path):
-    _killed_at(store_url, tmp_path, "during")
+    # Sequential calls, so the kill's moment fixes every stored state: a is RUNNING (killed in
+    # its body, after its effect) and b is stored with the response but not started. With
+    # parallel calls b may be committed RUNNING and killed before its body writes: it then
+    # comes back INTERRUPTED ("may have run") and never runs, a timing the test cannot choose.
+    _killed_at(store_url, tmp_path, "during", execution="sequential")
+    assert _effects(tmp_path) == Counter({"a": 1})
     racers = [subprocess.Popen([sys.executable, "-c", RESUMER, store_url, str(tmp_path),
                                 json.dumps(SCRIPT)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    outcomes = []
+    outcomes, results = [], []
     for racer in racers:
         out, err = racer.communicate(timeout=120)
         assert racer.returncode == 0, err[-2000:]
-        outcomes.append(out.strip().splitlines()[-1])
+        lines = out.strip().splitlines()
+        outcomes.append(lines[-1])
+        results += [json.loads(line[len("results:"):]) for line in lines
+                    if line.startswith("results:")]
     assert outcomes.count("answered:done") == 1, outcomes  # one of them went on with it,
     assert {"refused:SessionInUseError", "nothing left"} & set(outcomes), outcomes  # not both
     effects = _effects(tmp_path)
-    assert effects == Counter({"a": 1, "b": 1}), effects  # a was cut (INTERRUPTED), b ran once
+    assert effects == Counter({"a": 1, "b": 1}), (effects, results)  # each ran once
+    [[a, b]] = results  # the one that went on sent both, in invocation order: a was cut
+    assert a[0] == "failure" and a[1].startswith(MAY_HAVE_RUN), results  # in its body,
+    assert b == ["success", "recorded b"], results  # and b ran, in the resumer only
