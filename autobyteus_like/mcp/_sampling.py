@@ -74,7 +74,7 @@ def sampling_callback(server: str, sampler: Sampler | None,
     """The SDK ``sampling_callback`` for ``server``."""
     from mcp_types import INVALID_REQUEST, CreateMessageResult, ErrorData, TextContent
 
-    def refuse(why: str) -> Any:
+    def decline(why: str) -> Any:
         logger.info("mcp server {}: a sampling request was refused: {}", server, why)
         return ErrorData(code=INVALID_REQUEST, message=why)
 
@@ -82,10 +82,10 @@ def sampling_callback(server: str, sampler: Sampler | None,
 
     async def sample(context: Any, params: Any) -> Any:
         if sampler is None:
-            return refuse(f"the MCP server {server!r} has 'sampling: true' but its toolset has "
+            return decline(f"the MCP server {server!r} has 'sampling: true' but its toolset has "
                           "no sampler to answer with")
         if len(params.messages) > _MAX_MESSAGES:
-            return refuse(f"more than {_MAX_MESSAGES} messages")
+            return decline(f"more than {_MAX_MESSAGES} messages")
         request = SamplingRequest(
             server, str(params.system_prompt or ""),
             tuple(("assistant" if m.role == "assistant" else "user", _text(m.content))
@@ -101,11 +101,11 @@ def sampling_callback(server: str, sampler: Sampler | None,
             try:
                 text = await anyio.to_thread.run_sync(answer, abandon_on_cancel=True)
             except Exception as exc:  # the LLM failed: the server is told, nothing is raised
-                return refuse(f"the LLM failed: {type(exc).__name__}: {exc}"[:500])
+                return decline(f"the LLM failed: {type(exc).__name__}: {exc}"[:500])
         if scope.cancelled_caught:
-            return refuse(f"no answer within {timeout_s:g} s")
+            return decline(f"no answer within {timeout_s:g} s")
         if text is None:
-            return refuse("the request was not approved")
+            return decline("the request was not approved")
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text=text),
                                    model=model)
 

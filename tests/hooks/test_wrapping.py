@@ -201,8 +201,7 @@ class Rewriting(AgentHooks):
 
 
 def test_a_wrapping_hook_changes_a_request_or_answers_it_itself():
-    # (a ScriptedLLM's first request picks the reply after those its history holds: one)
-    llm = ScriptedLLM(["not used", "from the model"])
+    llm = ScriptedLLM(["from the model"])  # the hook's answer takes none of the script
     config = AgentConfig(name="w", llm=llm, hooks=[Rewriting()])
     with Agent(config) as agent:
         assert agent.run("ping", timeout=10) == "pong (from the hook)"
