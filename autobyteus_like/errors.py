@@ -1,11 +1,9 @@
 """The one exception hierarchy: everything the library raises on purpose is an
 ``AutobyteusLikeError``, so ``except AutobyteusLikeError`` catches exactly our errors.
 
-Where an error has long behaved like a built-in one (``ValueError`` for bad configuration,
-``KeyError`` for an unknown tool), it keeps that base as well, so older handlers still work.
-Each error carries the fields a handler needs, not only a message. Data records that describe
-a failure (a tool's ``ToolErrorInfo``, a parser's ``ParseErrorInfo``) are not exceptions and
-are named as data.
+An error that has long behaved like a built-in one (``ValueError``, ``KeyError``) keeps that
+base too. Each carries the fields a handler needs; records that describe a failure
+(``ToolErrorInfo``, ``ParseErrorInfo``) are data, not exceptions.
 """
 
 from __future__ import annotations
@@ -219,6 +217,10 @@ class LLMError(AutobyteusLikeError):
         self.attempts = attempts
         self.server_message = server_message
         super().__init__(message)
+
+
+class MalformedCallError(LLMError):
+    """The model wrote a call its format's parser could not read (the proxy's HTTP 502)."""
 
 
 class ScriptExhaustedError(LLMError):

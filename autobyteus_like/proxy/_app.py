@@ -22,12 +22,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from autobyteus_like.errors import LLMError
+from autobyteus_like.errors import BadRequestError, LLMError, MalformedCallError
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk
-from autobyteus_like.proxy._chat_request import ProxyRequestError, chat_request
+from autobyteus_like.proxy._chat_request import chat_request
 from autobyteus_like.proxy._chat_response import ChunkWriter, completion
-from autobyteus_like.proxy._pipeline import MalformedCallError, reply_chunks
+from autobyteus_like.proxy._pipeline import reply_chunks
 from autobyteus_like.store._model_formats import ModelFormats
 
 __all__ = ["ProxySettings", "build_proxy_app"]
@@ -83,7 +83,7 @@ class _Upstreams:
 
         model = str(body.get("model") or "")
         if not model:
-            raise ProxyRequestError("model: required")
+            raise BadRequestError("model: required")
         temperature = body.get("temperature")
         max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
         key = (model, temperature, max_tokens)
@@ -126,12 +126,12 @@ def build_proxy_app(settings: ProxySettings) -> Starlette:
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and \
                 int(declared) > settings.max_body_bytes:
-            raise ProxyRequestError(f"the body is over {settings.max_body_bytes} bytes", 413)
+            raise BadRequestError(f"the body is over {settings.max_body_bytes} bytes", 413)
         raw = bytearray()
         async for piece in request.stream():
             raw.extend(piece)
             if len(raw) > settings.max_body_bytes:
-                raise ProxyRequestError(f"the body is over {settings.max_body_bytes} bytes",
+                raise BadRequestError(f"the body is over {settings.max_body_bytes} bytes",
                                         413)
         return bytes(raw)
 
@@ -176,9 +176,9 @@ def build_proxy_app(settings: ProxySettings) -> Starlette:
             try:
                 body = json.loads(raw)
             except ValueError:
-                raise ProxyRequestError("the body is not JSON") from None
+                raise BadRequestError("the body is not JSON") from None
             if not isinstance(body, dict):
-                raise ProxyRequestError("the body must be a JSON object")
+                raise BadRequestError("the body must be a JSON object")
             if not body.get("tools"):
                 return await passed_through(raw)
             llm_request = chat_request(body)
@@ -196,10 +196,10 @@ def build_proxy_app(settings: ProxySettings) -> Starlette:
             return StreamingResponse(_streamed(ChunkWriter(model, include_usage=include),
                                                first, chunks, cancel, slots),
                                      media_type="text/event-stream")
-        except ProxyRequestError as exc:
+        except BadRequestError as exc:
             return _error(exc.status, str(exc), "invalid_request_error")
         except MalformedCallError as exc:
-            return _error(exc.status, str(exc), "malformed_tool_call")
+            return _error(502, exc.message, "malformed_tool_call")
         except LLMError as exc:
             return _error(exc.status or 502, exc.message, "upstream_error")
         finally:
@@ -230,10 +230,8 @@ async def _streamed(writer: ChunkWriter, first: Any, chunks: Iterator[LLMChunk],
                 yield _sse(data)
             try:
                 item = await anyio.to_thread.run_sync(_next, chunks)
-            except (LLMError, MalformedCallError) as exc:
-                status = exc.status if isinstance(exc, LLMError) else MalformedCallError.status
-                yield _sse({"error": {"message": exc.message if isinstance(exc, LLMError)
-                                      else str(exc), "code": status or 502}})
+            except LLMError as exc:  # a MalformedCallError too
+                yield _sse({"error": {"message": exc.message, "code": exc.status or 502}})
                 return
         for data in writer.last():
             yield _sse(data)

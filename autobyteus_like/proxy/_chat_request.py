@@ -1,28 +1,20 @@
 """A Chat Completions request body as our ``LLMRequest``: the system messages as the system
 prompt, the tools as definitions (their JSON schemas as given), earlier ``assistant.tool_calls``
 as calls and ``tool`` messages as their results, ``tool_choice`` and ``parallel_tool_calls`` as
-call rules. A body that cannot be read is a ``ProxyRequestError`` (HTTP 400) saying where."""
+call rules. A body that cannot be read is a ``BadRequestError`` (HTTP 400) saying where."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from autobyteus_like.errors import AutobyteusLikeError
+from autobyteus_like.errors import BadRequestError
 from autobyteus_like.llm._messages import LLMRequest, Message
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 
-__all__ = ["ProxyRequestError", "chat_request"]
-
-
-class ProxyRequestError(AutobyteusLikeError):
-    """A request the proxy cannot serve; ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+__all__ = ["chat_request"]
 
 
 def _text(content: Any, where: str) -> str:
@@ -35,11 +27,11 @@ def _text(content: Any, where: str) -> str:
         parts = []
         for part in content:
             if not isinstance(part, dict) or part.get("type") != "text":
-                raise ProxyRequestError(f"{where}: only text content is carried to a model "
+                raise BadRequestError(f"{where}: only text content is carried to a model "
                                         "taught tools in a text format")
             parts.append(str(part.get("text", "")))
         return "".join(parts)
-    raise ProxyRequestError(f"{where}: content must be a string or a list of parts")
+    raise BadRequestError(f"{where}: content must be a string or a list of parts")
 
 
 def _not_called(name: str) -> Any:
@@ -51,13 +43,13 @@ def _not_called(name: str) -> Any:
 def _tools(body: dict[str, Any]) -> tuple[ToolDefinition, ...]:
     tools = body.get("tools") or []
     if not isinstance(tools, list):
-        raise ProxyRequestError("tools: must be a list")
+        raise BadRequestError("tools: must be a list")
     found = []
     for index, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict) or tool.get("type", "function") != "function" or \
                 not isinstance(function.get("name"), str):
-            raise ProxyRequestError(f"tools[{index}]: expected a function with a name")
+            raise BadRequestError(f"tools[{index}]: expected a function with a name")
         schema = function.get("parameters") or {"type": "object", "properties": {}}
         name = function["name"]
         try:
@@ -65,7 +57,7 @@ def _tools(body: dict[str, Any]) -> tuple[ToolDefinition, ...]:
                 name=name, description=str(function.get("description") or name),
                 arguments_model=None, function=_not_called(name), input_schema=schema))
         except Exception as exc:  # a name or schema no format can teach
-            raise ProxyRequestError(f"tools[{index}] ({name!r}): {exc}") from None
+            raise BadRequestError(f"tools[{index}] ({name!r}): {exc}") from None
     return tuple(found)
 
 
@@ -75,15 +67,15 @@ def _rules(body: dict[str, Any]) -> CallRules:
     if isinstance(choice, dict):
         name = (choice.get("function") or {}).get("name")
         if not isinstance(name, str):
-            raise ProxyRequestError("tool_choice: expected {type: function, function: {name}}")
+            raise BadRequestError("tool_choice: expected {type: function, function: {name}}")
         parsed = ToolChoice("tool", name)
     elif isinstance(choice, str):
         try:
             parsed = ToolChoice.parse(choice)
         except ValueError as exc:
-            raise ProxyRequestError(f"tool_choice: {exc}") from None
+            raise BadRequestError(f"tool_choice: {exc}") from None
     elif choice is not None:
-        raise ProxyRequestError("tool_choice: expected a string or an object")
+        raise BadRequestError("tool_choice: expected a string or an object")
     parallel = body.get("parallel_tool_calls")
     return CallRules(parsed, parallel if isinstance(parallel, bool) else None)
 
@@ -94,9 +86,9 @@ def _arguments(raw: Any, where: str) -> dict[str, Any]:
     try:
         value = json.loads(raw or "{}")
     except (TypeError, ValueError):
-        raise ProxyRequestError(f"{where}: arguments are not JSON") from None
+        raise BadRequestError(f"{where}: arguments are not JSON") from None
     if not isinstance(value, dict):
-        raise ProxyRequestError(f"{where}: arguments must be a JSON object")
+        raise BadRequestError(f"{where}: arguments must be a JSON object")
     return value
 
 
@@ -104,14 +96,14 @@ def chat_request(body: dict[str, Any]) -> LLMRequest:
     """The request ``body`` describes, with its tools and rules."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise ProxyRequestError("messages: must be a non-empty list")
+        raise BadRequestError("messages: must be a non-empty list")
     system: list[str] = []
     out: list[Message] = []
     names: dict[str, str] = {}
     for index, message in enumerate(messages):
         where = f"messages[{index}]"
         if not isinstance(message, dict):
-            raise ProxyRequestError(f"{where}: must be an object")
+            raise BadRequestError(f"{where}: must be an object")
         role = message.get("role")
         if role in ("system", "developer"):
             system.append(_text(message.get("content"), where))
@@ -125,7 +117,7 @@ def chat_request(body: dict[str, Any]) -> LLMRequest:
                 call_id = call.get("id") if isinstance(call, dict) else None
                 name = function.get("name")
                 if not isinstance(call_id, str) or not isinstance(name, str):
-                    raise ProxyRequestError(f"{where}.tool_calls[{position}]: needs an id "
+                    raise BadRequestError(f"{where}.tool_calls[{position}]: needs an id "
                                             "and a function name")
                 names[call_id] = name
                 calls.append(ToolInvocation(id=call_id, name=name, arguments=_arguments(
@@ -135,7 +127,7 @@ def chat_request(body: dict[str, Any]) -> LLMRequest:
         elif role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str):
-                raise ProxyRequestError(f"{where}: a tool message needs its tool_call_id")
+                raise BadRequestError(f"{where}: a tool message needs its tool_call_id")
             result = ToolResult(invocation_id=call_id, tool_name=names.get(call_id, "unknown"),
                                 status="success", content=_text(message.get("content"), where))
             if out and out[-1].role == "tool":  # one message per batch of results
@@ -143,5 +135,5 @@ def chat_request(body: dict[str, Any]) -> LLMRequest:
             else:
                 out.append(Message("tool", "", tool_results=(result,)))
         else:
-            raise ProxyRequestError(f"{where}: unknown role {role!r}")
+            raise BadRequestError(f"{where}: unknown role {role!r}")
     return LLMRequest("\n\n".join(system), tuple(out), _tools(body), rules=_rules(body))

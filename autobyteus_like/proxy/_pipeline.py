@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from autobyteus_like.agent._format_adapting import FormatAdaptingLLM
 from autobyteus_like.agent._text_calls import call_chunks, text_request_for
-from autobyteus_like.errors import AutobyteusLikeError
+from autobyteus_like.errors import MalformedCallError
 from autobyteus_like.formats import NATIVE, builtin_format
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
@@ -28,15 +28,10 @@ from autobyteus_like.store._model_formats import ModelFormats
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools._registry import ToolRegistry
 
-__all__ = ["AUTO", "MalformedCallError", "reply_chunks"]
+__all__ = ["AUTO", "reply_chunks"]
 
 AUTO = "auto"
 
-
-class MalformedCallError(AutobyteusLikeError):
-    """The model wrote a call the format's parser could not read (HTTP 502 for the client)."""
-
-    status = 502
 
 
 def _in_format(request: LLMRequest, tool_format: str, upstream: LLM, formats: ModelFormats,
