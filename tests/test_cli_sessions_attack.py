@@ -307,6 +307,21 @@ def _read_until(fd: int, marker: str, seconds: float = 60.0) -> str:
 
 
 @pytest.mark.slow
+def _writable(store: str) -> bool:
+    """Whether a writer can take ``store`` now (a PostgreSQL store is not locked whole)."""
+    if "://" in store:
+        return True
+    connection = sqlite3.connect(store, timeout=0.2)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.rollback()
+        return True
+    except sqlite3.OperationalError:  # database is locked
+        return False
+    finally:
+        connection.close()
+
+
 def test_a_holder_paused_at_its_prompt_past_its_lease_cannot_overrule_a_decision(
         software_team, decided_store):
     """Two terminals: the run asks its person about a call and is paused (SIGSTOP) past its
@@ -331,11 +346,17 @@ def test_a_holder_paused_at_its_prompt_past_its_lease_cannot_overrule_a_decision
     assert run.stdout is not None
     try:
         _read_until(run.stdout.fileno(), "Approve")  # the run asks about write_file
-        run.send_signal(signal.SIGSTOP)
         deadline = time.monotonic() + 30
-        while not _stopped(run.pid):  # another process's state: poll it
+        while True:  # paused, but not inside a write (its lease's heartbeat): SQLite would
+            run.send_signal(signal.SIGSTOP)  # stay locked to every other writer for good
+            while not _stopped(run.pid):  # another process's state: poll it
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+            if _writable(store):
+                break
+            run.send_signal(signal.SIGCONT)
             assert time.monotonic() < deadline
-            time.sleep(0.02)
+            time.sleep(0.05)
         watcher = open_store(store)
         try:
             while watcher.is_held("s") is not None:  # the paused run's lease runs out

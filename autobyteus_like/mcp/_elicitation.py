@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 from loguru import logger
 
 __all__ = ["ElicitationHandler", "ElicitationRequest", "elicitation_callback"]
@@ -95,6 +94,8 @@ def elicitation_callback(server: str, handler: ElicitationHandler | None,
             return decline
         request = ElicitationRequest(server, str(params.message)[:_MAX_MESSAGE_CHARS], schema)
         answer: Any = None
+        import anyio  # the SDK's, loaded with it: the base install has no anyio
+
         with anyio.move_on_after(timeout_s) as scope:
             answer = await anyio.to_thread.run_sync(handler, request,
                                                     abandon_on_cancel=True)

@@ -2,6 +2,8 @@
 endless loops, endless allocation and throws end as TIMEOUT, QUOTA_EXCEEDED, TOOL_ERROR."""
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -49,17 +51,25 @@ def test_a_throw_is_a_tool_failure_with_its_message(run):
     assert failure(run, "js.exec", code="this is not js").code == ErrorCode.TOOL_ERROR
 
 
+def _started_by(call: Callable[[], Any]) -> tuple[Any, set[int]]:
+    """What ``call`` returns and the processes it left (the suite's own servers, started
+    before it, are not its)."""
+    before = set(descendants(os.getpid()))
+    return call(), set(descendants(os.getpid())) - before
+
+
 def test_an_endless_loop_is_a_timeout_and_leaves_no_process(run):
-    error = failure(run, "js.exec", code="while (true) {}", timeout_ms=500)
+    error, left = _started_by(lambda: failure(run, "js.exec", code="while (true) {}",
+                                              timeout_ms=500))
     assert error.code == ErrorCode.TIMEOUT
-    assert descendants(os.getpid()) == []
+    assert left == set()
 
 
 def test_endless_allocation_is_quota_exceeded(run):
     code = "const a = []; while (true) { a.push(new Array(100000).fill(1.5)); }"
-    error = failure(run, "js.exec", code=code, timeout_ms=8000)
+    error, left = _started_by(lambda: failure(run, "js.exec", code=code, timeout_ms=8000))
     assert error.code == ErrorCode.QUOTA_EXCEEDED
-    assert descendants(os.getpid()) == []
+    assert left == set()
 
 
 def test_output_limits_and_bad_arguments(run):
@@ -81,7 +91,8 @@ def test_a_cancelled_call_stops_at_once_and_leaves_no_process(tmp_path):
     cancel.set()  # the agent stopped (or the call's deadline passed) as it started
     context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path], timeout_s=600),
                           cancelled=cancel)
-    error = failure(builtin_tools().get("js.exec").run,
-                    {"code": "while (true) {}", "timeout_ms": 600000}, context)
+    error, left = _started_by(lambda: failure(builtin_tools().get("js.exec").run,
+                                              {"code": "while (true) {}",
+                                               "timeout_ms": 600000}, context))
     assert error.code == ErrorCode.TIMEOUT and "cancelled" in error.message
-    assert descendants(os.getpid()) == []
+    assert left == set()
