@@ -81,7 +81,7 @@ def format_choice(tool_format: str | None, use_xml: bool, llm: LLM | LLMSpec,
         else str(getattr(llm.provider, "value", llm.provider))
     if tool_format is None and not native_by_default(llm):
         return (format_for_provider(provider).value,
-                f"the {provider} provider's text format (no native function calling)")
+                f"the {provider} provider's text format: it calls no tools natively")
     how = "tool_format auto" if tool_format == AUTO_FORMAT else \
         "auto, the default where the provider calls tools natively"
     key = _key(llm)

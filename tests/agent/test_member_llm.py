@@ -104,5 +104,5 @@ def test_run_starts_by_saying_which_format_each_member_uses(tmp_path, capsys):
                     "    llm: {provider: scripted, responses: [hi]}\n")
     assert main(["run", str(team), "-m", "hello"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
-    assert "a uses json (the scripted provider's text format (no native function calling))" \
+    assert "a uses json (the scripted provider's text format: it calls no tools natively)" \
         in out
