@@ -73,20 +73,26 @@ with Agent(config, session=Session("s1", store)) as agent:
 STAGES = ["before_running", "during", "after_finished", "next_request"]
 
 
-def _killed_at(store: str, folder: Path, stage: str, execution: str = "parallel") -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, store, str(folder), stage,
-                              json.dumps(SCRIPT), execution], stderr=subprocess.PIPE)
+def killed_when_reached(arguments: list[str], folder: Path, what: str) -> None:
+    """Run ``python -c *arguments`` and kill -9 it once it writes ``folder/reached``
+    (the test fails, saying it never reached ``what``, if it ends or takes 60 s first)."""
+    child = subprocess.Popen([sys.executable, "-c", *arguments], stderr=subprocess.PIPE)
     marker = folder / "reached"
     deadline = time.monotonic() + 60
     while not marker.exists():
         if child.poll() is not None or time.monotonic() > deadline:
             child.kill()
             _, err = child.communicate()
-            pytest.fail(f"the child never reached {stage}: {err.decode()[-2000:]}")
+            pytest.fail(f"the child never reached {what}: {err.decode()[-2000:]}")
         time.sleep(0.02)  # polling another process's file: there is no event to wait on
     os.kill(child.pid, signal.SIGKILL)
     child.communicate()
     assert child.returncode == -signal.SIGKILL
+
+
+def _killed_at(store: str, folder: Path, stage: str, execution: str = "parallel") -> None:
+    killed_when_reached([CHILD, store, str(folder), stage, json.dumps(SCRIPT), execution],
+                        folder, stage)
 
 
 def _effects(folder: Path) -> Counter[str]:

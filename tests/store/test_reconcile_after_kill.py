@@ -9,11 +9,6 @@ once); a tool with neither comes back INTERRUPTED, "may have run". Nothing is pa
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +17,7 @@ from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolContext, tool
 from autobyteus_like.history._messages import ToolResultsMessage
 from autobyteus_like.store import Session
 from autobyteus_like.tools._invocation import MAY_HAVE_RUN
+from tests.store.test_kill_at_each_stage import killed_when_reached
 
 SCRIPT = [json.dumps({"name": "pay", "arguments": {"amount": 7}}), "done"]
 
@@ -51,19 +47,8 @@ with Agent(config, session=Session("s1", store)) as agent:
 
 
 def _killed_after_paying(store: str, folder: Path, kind: str) -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, store, str(folder), kind,
-                              json.dumps(SCRIPT)], stderr=subprocess.PIPE)
-    marker = folder / "reached"
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        if child.poll() is not None or time.monotonic() > deadline:
-            child.kill()
-            _, err = child.communicate()
-            pytest.fail(f"the child never paid: {err.decode()[-2000:]}")
-        time.sleep(0.02)  # polling another process's file: there is no event to wait on
-    os.kill(child.pid, signal.SIGKILL)
-    child.communicate()
-    assert child.returncode == -signal.SIGKILL
+    killed_when_reached([CHILD, store, str(folder), kind, json.dumps(SCRIPT)], folder,
+                        "its payment")
 
 
 def _ledger(folder: Path) -> dict[str, int]:
