@@ -101,6 +101,10 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (provider, base_url, model)
         )""",
     ],
+    [  # 3 -> 4: sessions.holder (the member holding the conversation after a handoff;
+        # NULL: the coordinator; issue 37)
+        "ALTER TABLE sessions ADD COLUMN holder TEXT",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
