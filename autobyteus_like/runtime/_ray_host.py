@@ -212,8 +212,8 @@ class MemberHost:
         else:
             limit = None
             if isinstance(error, UsageLimitExceededError):
-                limit = (error.scope, error.limit, str(error.allowed), str(error.figure),
-                         str(getattr(error, "detail", "") or ""))
+                limit = (error.scope, error.limit, error.allowed, error.figure, error.detail,
+                         error.refused)
             self._report(TurnEnded(agent=member, message_id=message_id,
                                    error=getattr(error, "message", None) or str(error),
                                    limit=limit))

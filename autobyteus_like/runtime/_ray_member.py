@@ -336,8 +336,9 @@ def _settle(reply: Future[str], member: str, record: TurnEnded
             ) -> UsageLimitExceededError | None:
     """The reply as a local member gives it: a crossed limit is the same error (returned)."""
     if record.limit is not None and not reply.done():
-        scope, limit, allowed, figure, detail = record.limit
-        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail)
+        scope, limit, allowed, figure, detail, refused = record.limit
+        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail,
+                                        refused=refused)
         reply.set_exception(error)
         return error
     settle(reply, member, record.answer, record.error)
