@@ -30,7 +30,7 @@ from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._registry import ToolRegistry, as_definition
-from autobyteus_like.tools._sandbox import SandboxPolicy
+from autobyteus_like.tools._sandbox import SandboxPolicy, default_sandbox
 from autobyteus_like.usage._limits import UsageLimits
 from autobyteus_like.usage._prices import PriceTable
 
@@ -133,7 +133,7 @@ class AgentConfig(ConfigModel):
     (the session writer, the usage meter, the spans): to watch, check or persist a turn. A
     tuple, checked once: the hooks are fixed when the config is made (one is not added to a
     running agent; a new config with it starts the next agent)."""
-    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    sandbox: SandboxPolicy = Field(default_factory=default_sandbox)
     """Where tools may touch files and how much they may read, write, print and run."""
     tool_sandboxes: dict[str, SandboxPolicy] = Field(default_factory=dict)
     """Per-tool overrides of ``sandbox``, by tool name."""
