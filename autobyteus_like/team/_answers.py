@@ -126,7 +126,9 @@ class TeamAnswers:
         coordinator's text as it arrives, ``s.events()`` every member's events until the team
         is quiet, ``s.result()`` the coordinator's answer."""
         team = self.conversation(conversation)
-        return TeamStream(team.config.coordinator, team.caller_turn, team.events,
+        speaker = (team.config.coordinator if team.config.next_message_to == "coordinator"
+                   else team.mail.holder)  # whom the message goes to
+        return TeamStream(speaker, team.caller_turn, team.events,
                           lambda: team.send(message), team._typed)
 
     def astream(self, message: str, *, conversation: str | None = None) -> AsyncTeamStream:

@@ -200,3 +200,11 @@ def _drain(events):  # type: ignore[no-untyped-def]
     while (event := events.get(timeout=5)) is not None:  # (None: the team stopped)
         out.append(event)
     return out
+
+
+def test_a_stream_follows_the_conversation_to_the_receiver():
+    config = team_of([call("transfer_to_billing", reason="money")], ["refund done"])
+    with AgentTeam(config, tools=[lookup, refund]) as team, \
+            team.stream("refund please") as stream:
+        assert "".join(stream.text()) == "refund done"
+        assert stream.result() == "refund done"
