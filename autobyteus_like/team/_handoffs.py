@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
+from autobyteus_like.history._replay import to_history
 from autobyteus_like.tools._handoff import handoff_tool
 
 if TYPE_CHECKING:
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from autobyteus_like.mail._room import MailRoom
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.store._records import MailRecord
+    from autobyteus_like.store._session import Session
     from autobyteus_like.tools._definition import ToolDefinition
 
 __all__ = ["handoff_problems", "handoff_tools", "is_handoff_mail", "resume_handoff",
@@ -67,13 +70,18 @@ def is_handoff_mail(mail: MailRecord) -> bool:
     return mail.mail_id.startswith("handoff/")
 
 
-def resume_handoff(mail: MailRoom, record: MailRecord, agents: dict[str, Member]) -> None:
+def resume_handoff(mail: MailRoom, record: MailRecord, agents: dict[str, Member],
+                   session: Session) -> None:
     """Deliver a hand-over its last process stored but never delivered: the receiver is
     given the sender's conversation as it is stored (its ``handoff_history`` of it)."""
     sender = record.sender or ""
     invocation_id = record.mail_id.rpartition("/")[2]
     member = agents.get(sender)
-    history = list(getattr(member, "history", None) or [])  # (an Agent's; on Ray: none)
+    if isinstance(member, Agent):  # as the resumed agent holds it
+        history = member.history
+    else:  # a member in another process (Ray): as its session stores it
+        speaks = member.config.resolved_format() if member is not None else None
+        history = to_history(session.restore(sender).messages, speaks or "native")
     handed = HandedOver("", sender=sender, receiver=record.recipient, reason="",
                         invocation_id=invocation_id, history=history)
     mail.hand_over(handed, handed_history(history, mail.handoff_history.get(

@@ -91,5 +91,5 @@ class TeamSessionWork:
             if not is_handoff_mail(mail):
                 self.mail.send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
             elif mail.sender not in resumed:  # (a resumed turn hands over as it ends)
-                resume_handoff(self.mail, mail, self.agents)
+                resume_handoff(self.mail, mail, self.agents, session)
         return found
