@@ -238,7 +238,8 @@ class MailRoom:
         try:
             self.send(receiver, note or handoff_note(sender, handed.reason), sender,
                       mail_id=mail_id if stored else None,
-                      new_mail_id=None if stored else mail_id, history=given)
+                      new_mail_id=None if stored else mail_id, history=given,
+                      parent=self._parent_of(sender, handed.invocation_id))
         except (AgentStoppedError, StoreError) as exc:  # the receiver is gone: the run fails
             with self._lock:
                 self._errors[receiver] = exc

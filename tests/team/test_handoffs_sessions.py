@@ -83,6 +83,7 @@ def record(note: str) -> str:
     return "recorded " + note
 
 
+@pytest.mark.slow  # a child process each: seconds
 @pytest.mark.parametrize("stage", STAGES)
 def test_killed_around_a_handoff_the_resume_hands_over_once(tmp_path: Path, stage: str) -> None:
     store = str(tmp_path / "s.db")
