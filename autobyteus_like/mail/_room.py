@@ -86,6 +86,8 @@ class MailRoom:
         self._mail_seq = 0
         self.holder = coordinator
         """Who holds the conversation: the coordinator until a handoff gives it another."""
+        self.run_holder = coordinator
+        """Who held it as the current run began (a rewound run gives it back)."""
         self.handoff_history: Mapping[str, str] = {}
         """Per member, what of a conversation handed to it it is given (``handed_history``)."""
 
@@ -267,6 +269,7 @@ class MailRoom:
         """The members run again: a new run, nothing in flight."""
         with self._lock:
             self._stopping = self._stopped_busy = False
+            self.run_holder = self.holder
             self._in_flight = 0
             self._answers.clear()
             self._errors.clear()

@@ -41,7 +41,8 @@ class TeamSessionWork:
                                                for tool in member.tools)]
             for member in self.config.members})
         self.mail.continue_numbering(session.last_mail_seq())
-        self.mail.holder = session.holder() or self.config.coordinator  # after a handoff
+        self.mail.holder = self.mail.run_holder = (session.holder()  # after a handoff
+                                                   or self.config.coordinator)
         self._resume_due = True
 
     def _require_settled(self) -> None:

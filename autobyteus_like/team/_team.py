@@ -233,6 +233,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
             self._backend.new_run()
             for agent in self.agents.values():
                 agent.new_run(rewind=rewind, abandon=abandon)
+            if rewind and self.session is None:  # who held it as that run began
+                self.mail.holder = self.mail.run_holder
             if self.session is not None:
                 self._resume_due = False  # what the last process left was taken (or dropped)
                 self.session.drop_undelivered_mail(abandon)

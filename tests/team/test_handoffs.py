@@ -208,3 +208,22 @@ def test_a_stream_follows_the_conversation_to_the_receiver():
             team.stream("refund please") as stream:
         assert "".join(stream.text()) == "refund done"
         assert stream.result() == "refund done"
+
+
+def test_a_rewound_run_gives_the_conversation_back_to_who_held_it():
+    config = team_of([call("transfer_to_billing", reason="money"), "triage again"],
+                     ["billing here"])
+    with AgentTeam(config, tools=[lookup, refund]) as team:
+        assert team.run("hi", timeout=10) == "billing here"
+        team.new_run(rewind=True)  # a served team's cancelled ask: that run leaves no trace
+        assert team.mail.holder == "triage"
+        assert team.run("again", timeout=10) == "triage again"
+
+
+def test_each_conversation_has_its_own_holder():
+    config = team_of([call("transfer_to_billing", reason="money"), "triage here"],
+                     ["billing here"])
+    with AgentTeam(config, tools=[lookup, refund]) as team:
+        assert team.run("hi", timeout=10, conversation="alice") == "billing here"
+        assert team.conversation("alice").mail.holder == "billing"
+        assert team.mail.holder == "triage"  # the default conversation is not handed over
