@@ -1,7 +1,8 @@
 """A property over responses mixing ordinary calls and handoffs, the ordinary calls finishing
-in a random order, on the local runtime: results in invocation order, each body run once, the
-handoff run only after every other call settled, the first handoff the one that wins, and
-the receiver's history well paired (every call with its result, in order)."""
+in a random order (or one at a time, sequential), on the local runtime: results in invocation
+order, each body run once, the handoff run only after every other call settled, the first
+handoff the one that wins, and the receiver's history well paired (every call with its result,
+in order)."""
 
 from __future__ import annotations
 
@@ -59,15 +60,17 @@ def _written(kinds: list[str]) -> str:
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kinds=st.lists(st.sampled_from(["step", "handoff"]), min_size=1, max_size=5),
-       data=st.data())
-def test_mixed_responses_settle_in_order_and_hand_over_once(kinds: list[str],
-                                                             data: st.DataObject) -> None:
+       execution=st.sampled_from(["parallel", "sequential"]), data=st.data())
+def test_mixed_responses_settle_in_order_and_hand_over_once(
+        kinds: list[str], execution: str, data: st.DataObject) -> None:
     global gate
     steps = [position for position, kind in enumerate(kinds) if kind == "step"]
-    gate = Gate(data.draw(st.permutations(steps)))
+    # sequential calls finish in invocation order; parallel ones in any order drawn
+    gate = Gate(steps if execution == "sequential" else data.draw(st.permutations(steps)))
     handoffs = [position for position, kind in enumerate(kinds) if kind == "handoff"]
     triage = AgentConfig(name="triage", llm=ScriptedLLM([_written(kinds), "triage done"]),
-                         tools=["step"], handoffs=["billing"], tool_format="json")
+                         tools=["step"], handoffs=["billing"], tool_format="json",
+                         tool_execution=execution)
     billing = AgentConfig(name="billing", llm=ScriptedLLM(["billing here"]),
                           tool_format="native")
     config = TeamConfig(name="desk", coordinator="triage", members=[triage, billing])
