@@ -28,6 +28,17 @@ class Catalog:
             "UPDATE sessions SET status = ?, updated_ms = ? WHERE name = ?",
             (status, now_ms(), name)))
 
+    def set_holder(self, name: str, holder: str | None) -> None:
+        """Record who holds the session's conversation (None: its coordinator)."""
+        self._tx.write(name, lambda database: database.execute(
+            "UPDATE sessions SET holder = ?, updated_ms = ? WHERE name = ?",
+            (holder, now_ms(), name)))
+
+    def holder(self, name: str) -> str | None:
+        """Who holds the session's conversation since a handoff (None: its coordinator)."""
+        rows = self._tx.rows("SELECT holder FROM sessions WHERE name = ?", name)
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
+
     def session(self, name: str) -> SessionInfo | None:
         """The session of that name, if any."""
         rows = self._tx.rows(f"SELECT {_COLUMNS} FROM sessions WHERE name = ?", name)

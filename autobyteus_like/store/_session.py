@@ -163,6 +163,10 @@ class Session:
         """What the run had spent when its last process stopped (None: nothing stored)."""
         return self.store.usage(self.name, run)
 
+    def holder(self) -> str | None:
+        """Who holds the conversation since a handoff (None: the coordinator)."""
+        return self.store.holder(self.name)
+
     def last_mail_seq(self) -> int:
         """The sequence number of the session's last stored message (0: none)."""
         return max((mail.seq for mail in self.mail()), default=0)

@@ -73,6 +73,8 @@ class SessionStore:
         self.set_status = self.catalog.set_status
         self.delete = self.catalog.delete
         self.standing = self.catalog.standing
+        self.set_holder = self.catalog.set_holder
+        self.holder = self.catalog.holder
         # histories
         self.append_messages = self.histories.append_messages
         self.reset_history = self.histories.reset_history
