@@ -333,6 +333,9 @@ def add_session_commands(commands: Any) -> None:
     remove.add_argument("name")
     _store_options(remove)
     remove.set_defaults(handler=_remove)
+    from autobyteus_like.cli._session_tests import add_recording_commands
+
+    add_recording_commands(actions, _store_options, open_cli_store)
     for verdict in ("approve", "deny"):
         parser = commands.add_parser(
             verdict, help=f"{verdict} a call that waits for a person in a stopped session",

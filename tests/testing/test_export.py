@@ -1,0 +1,108 @@
+"""A session becomes a test: a two-member team with mail and an approval, recorded on SQLite and
+PostgreSQL, exported, replayed offline; edited, the replay fails naming what changed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
+from autobyteus_like.store import Session
+from autobyteus_like.testing import SimulatedTeam, export_session, replay_export
+
+KEY = "sk-test-0123456789abcdefSECRET"
+
+
+def call(name: str, **arguments: object) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+@tool
+def lookup(topic: str) -> str:
+    """Look a topic up."""
+    return f"notes on {topic}"
+
+
+@tool(requires_approval=True)
+def publish(text: str) -> str:
+    """Publish a text (a person decides)."""
+    return f"published {len(text)} characters"
+
+
+def team_config() -> TeamConfig:
+    lead = ["I look it up.\n" + call("lookup", topic="actors"),
+            call("lookup", topic="mailboxes"),
+            call("send_message_to", recipient_name="writer", content="Publish the notes."),
+            "Asked the writer.", f"Done (my key was {KEY})."]
+    writer = [call("publish", text="notes on actors"), call("send_message_to",
+              recipient_name="lead", content="Published."), "Told the lead."]
+    return TeamConfig(name="pair", coordinator="lead", members=[
+        AgentConfig(name="lead", llm=ScriptedLLM(lead), tools=["lookup", "send_message_to"],
+                    tool_format="json"),
+        AgentConfig(name="writer", llm=ScriptedLLM(writer),
+                    tools=["publish", "send_message_to"], tool_format="json")])
+
+
+def record(store_url: str) -> Session:
+    session = Session("pair-1", store_url)
+    team = AgentTeam(team_config(), tools=[lookup, publish], session=session)
+    with SimulatedTeam(team, {}, "approve") as simulated:
+        transcript = simulated.run("Write up actors.")
+    assert transcript.error is None, transcript.error
+    return session
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        return str(tmp_path / "sessions.db")
+    return request.getfixturevalue("postgres_server").new_database()
+
+
+def test_an_exported_team_session_replays_offline_and_fails_on_a_change(store_url, tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", KEY)
+    session = record(store_url)
+    try:
+        recorded = session.store.recordings.requests("pair-1", "lead")
+        assert len(recorded) == 5 and recorded[0]["messages"][-1]["content"] == \
+            "Write up actors."
+        assert session.store.recordings.responses("pair-1", "writer")[0]["text"].startswith(
+            '{"name": "publish"')
+        folder = tmp_path / "exported"
+        module = export_session(session.store, "pair-1", folder, check_requests=True)
+    finally:
+        session.close()
+    exported = "\n".join(path.read_text() for path in folder.iterdir())
+    assert KEY not in exported and "[REDACTED]" in exported  # the model echoed it
+    assert module.name == "test_recorded.py"
+    replay_export(folder, tmp_path / "run1", check_requests=True)  # passes as recorded
+
+    team = yaml.safe_load((folder / "team.yaml").read_text())
+    lead = team["members"][0]
+    lead["llm"]["responses"][0], lead["llm"]["responses"][1] = \
+        lead["llm"]["responses"][1], lead["llm"]["responses"][0]
+    (folder / "team.yaml").write_text(yaml.safe_dump(team, sort_keys=False))
+    with pytest.raises(AssertionError) as failed:
+        replay_export(folder, tmp_path / "run2")
+    text = str(failed.value)
+    assert re.search(r'lead: calls reordered: lookup\(\{"topic": "actors"\}\) -> succeeded '
+                     r'<-> lookup\(\{"topic": "mailboxes"\}\)', text), text
+
+
+def test_a_changed_argument_and_a_dropped_call_are_named(tmp_path):
+    session = record(str(tmp_path / "s.db"))
+    try:
+        export_session(session.store, "pair-1", tmp_path / "t")
+    finally:
+        session.close()
+    team = yaml.safe_load((tmp_path / "t" / "team.yaml").read_text())
+    responses = team["members"][0]["llm"]["responses"]
+    responses[1] = {"text": call("lookup", topic="queues")}
+    (tmp_path / "t" / "team.yaml").write_text(yaml.safe_dump(team, sort_keys=False))
+    with pytest.raises(AssertionError, match=r"lead: different arguments: expected "
+                       r'lookup\(\{"topic": "mailboxes"\}\).*got lookup\(\{"topic": "queues"'):
+        replay_export(tmp_path / "t", tmp_path / "run")
