@@ -31,6 +31,29 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fork(args: argparse.Namespace) -> int:
+    from autobyteus_like.store._session import Session
+
+    store = args.open_store(args)
+    try:
+        fork = Session(args.name, store).fork(args.at, args.new, member=args.member)
+    finally:
+        store.close()
+    print(f"forked {args.name} at turn {args.at} as {fork.name} (go on with: autobyteus-like "
+          f"run ... --session {fork.name})")
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from autobyteus_like.testing._session_diff import print_diff
+
+    store = args.open_store(args)
+    try:
+        return print_diff(store, args.first, args.second)
+    finally:
+        store.close()
+
+
 def add_recording_commands(actions: Any,
                            store_options: Callable[[argparse.ArgumentParser], None],
                            open_store: Callable[[argparse.Namespace], SessionStore]) -> None:
@@ -49,3 +72,23 @@ def add_recording_commands(actions: Any,
                         help="the test also compares what the framework sent each time")
     store_options(export)
     export.set_defaults(handler=_export, open_store=open_store)
+    fork = actions.add_parser(
+        "fork", help="a new session holding a session up to a turn",
+        description="Make a new session holding session NAME's conversation, calls, mail and "
+                    "recordings up to turn TURN (the team's user messages counted from 1; "
+                    "--member M: M's own turns); NAME is untouched, even while it runs.")
+    fork.add_argument("name")
+    fork.add_argument("--at", required=True, type=int, metavar="TURN")
+    fork.add_argument("--as", dest="new", metavar="NEW", help="the fork's name "
+                      "(default NAME.forkTURN)")
+    fork.add_argument("--member", metavar="M", help="count M's own turns")
+    store_options(fork)
+    fork.set_defaults(handler=_fork, open_store=open_store)
+    diff = actions.add_parser(
+        "diff", help="where two sessions part ways",
+        description="Show where sessions A and B part ways: the first differing request or "
+                    "response per member, then the calls and answers side by side.")
+    diff.add_argument("first", metavar="A")
+    diff.add_argument("second", metavar="B")
+    store_options(diff)
+    diff.set_defaults(handler=_diff, open_store=open_store)

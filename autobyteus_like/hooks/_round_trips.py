@@ -23,8 +23,9 @@ from autobyteus_like.store._schema import document
 if TYPE_CHECKING:
     from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message
     from autobyteus_like.store._store import SessionStore
+    from autobyteus_like.tools._middleware import ToolCall
 
-__all__ = ["RoundTripRecorder", "response_data"]
+__all__ = ["ForkKeys", "RoundTripRecorder", "response_data"]
 
 
 class RoundTripRecorder(AgentHooks):
@@ -118,6 +119,21 @@ class RoundTripRecorder(AgentHooks):
                 "rules": {"choice": None if rules.choice is None else str(rules.choice),
                           "parallel": rules.parallel},
                 "response_schema": request.response_schema}, blobs
+
+
+class ForkKeys(AgentHooks):
+    """A forked session's copied calls keep their idempotency keys: a copied call run in the
+    fork (approved there, say) is given the key of the session it was first made in."""
+
+    def __init__(self, sessions: dict[str, str]) -> None:
+        self.sessions = dict(sessions)
+        """Each copied call's id -> the session its key derives from."""
+
+    def wrap_tool_call(self, call: ToolCall, call_next: Callable[[ToolCall], Any]) -> Any:
+        origin = self.sessions.get(call.invocation.id)
+        if origin is not None and call.context.session != origin:
+            call = call.replace(context=dataclasses.replace(call.context, session=origin))
+        return call_next(call)
 
 
 def response_data(chunks: Iterable[LLMChunk]) -> dict[str, Any]:

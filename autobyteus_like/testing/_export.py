@@ -17,6 +17,7 @@ import yaml
 
 from autobyteus_like.errors import UsageError
 from autobyteus_like.formats import NATIVE, TEXT_FORMATS, builtin_format, parse_tool_calls
+from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.store._store import SessionStore
 from autobyteus_like.testing._outline import session_outline
 from autobyteus_like.testing._secrets import mask, secrets_of
@@ -102,7 +103,9 @@ def _member(name: str, tool_names: list[str], responses: list[dict[str, Any]],
         if isinstance(member, dict) and member.get("name") == name:
             entry.update({key: value for key, value in member.items()
                           if key not in ("llm", "hooks")})
-    entry["tools"] = entry.get("tools", sorted(tool_names))
+    entry["tools"] = [name for name in entry.get("tools", sorted(tool_names))  # a tool
+                      if name in tools or name == SEND_MESSAGE_TOOL]  # never called has no
+    # recorded definition to stand in for it
     entry.setdefault("tool_format", _format_of(responses, requests, tools))
     entry["llm"] = {"provider": "scripted", "responses": [_reply(r) for r in responses]}
     return entry
@@ -134,7 +137,7 @@ def _format_of(responses: list[dict[str, Any]], requests: list[dict[str, Any]],
         manifest = builtin_format(candidate).manifest([_SAMPLE])
         if manifest[:160] in prompt:
             return candidate.value
-    names = set(tools) | {"send_message_to"}
+    names = set(tools) | {SEND_MESSAGE_TOOL}
     for response in responses:
         for candidate in TEXT_FORMATS:
             found = parse_tool_calls(response["text"], candidate.value)

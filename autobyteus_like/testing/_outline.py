@@ -16,7 +16,7 @@ from typing import Any
 from autobyteus_like.store._records import CallState
 from autobyteus_like.store._store import SessionStore
 
-__all__ = ["Outline", "compare_outlines", "session_outline"]
+__all__ = ["Outline", "compare_outlines", "session_outline", "shown_call"]
 
 Outline = dict[str, Any]
 
@@ -90,8 +90,8 @@ def compare_outlines(expected: Outline, actual: Outline) -> list[str]:
 
 
 def _call_changes(want: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[str]:
-    shown_want = [_shown(call) for call in want]
-    shown_got = [_shown(call) for call in got]
+    shown_want = [shown_call(call) for call in want]
+    shown_got = [shown_call(call) for call in got]
     if shown_want == shown_got:
         return []
     if Counter(shown_want) == Counter(shown_got):
@@ -117,7 +117,8 @@ def _call_changes(want: list[dict[str, Any]], got: list[dict[str, Any]]) -> list
     return out
 
 
-def _shown(call: dict[str, Any]) -> str:
+def shown_call(call: dict[str, Any]) -> str:
+    """One call in one line: name(arguments) -> status [decision]."""
     arguments = json.dumps(call["arguments"], sort_keys=True, ensure_ascii=False)
     decision = f" [{call['decision']}]" if call.get("decision") else ""
     return f"{call['name']}({arguments}) -> {call['status']}{decision}"

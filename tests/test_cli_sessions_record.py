@@ -1,0 +1,45 @@
+"""``sessions export | fork | diff`` on the command line: a recorded session made a test that
+pytest runs offline in a process of its own, forked at a turn, and compared with its fork."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autobyteus_like.cli._main import main
+from autobyteus_like.store import open_store
+from tests.store.test_fork import four_turns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow  # the exported test runs in a pytest process of its own
+def test_export_fork_and_diff_on_the_command_line(tmp_path, capsys):
+    db = str(tmp_path / "team.sessions.db")
+    four_turns(db).close()
+    assert main(["sessions", "fork", "four", "--at", "2", "--as", "four-b", "--store", db]) == 0
+    assert "forked four at turn 2 as four-b" in capsys.readouterr().out
+    assert main(["sessions", "diff", "four", "four-b", "--store", db]) == 1
+    shown = capsys.readouterr().out
+    assert "lead: only four has request 5 and on" in shown, shown
+    assert 'note({"text": "n3"}) -> succeeded' in shown
+    assert main(["sessions", "diff", "four", "four", "--store", db]) == 0
+    assert "do not differ" in capsys.readouterr().out
+
+    folder = tmp_path / "exported"
+    assert main(["sessions", "export", "four", "--test", str(folder), "--store", db]) == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_PROXY": "", "HTTP_PROXY":
+           "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}  # no network
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(folder / "test_recorded.py")], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    store = open_store(db)
+    try:
+        assert {info.name for info in store.sessions()} == {"four", "four-b"}
+    finally:
+        store.close()
