@@ -43,3 +43,15 @@ def test_export_fork_and_diff_on_the_command_line(tmp_path, capsys):
         assert {info.name for info in store.sessions()} == {"four", "four-b"}
     finally:
         store.close()
+
+
+def test_a_run_recorded_with_record_is_exported_and_replays(software_team, tmp_path, capsys):
+    assert main(["run", *software_team, "--message", "Build hello.py", "--record", "rec.db",
+                 "--yes"]) == 0
+    said = capsys.readouterr().err
+    name = said.split("recording the run as session ")[1].split()[0]
+    assert main(["sessions", "export", name, "--test", "exported", "--store", "rec.db",
+                 "--team", software_team[0]]) == 0
+    from autobyteus_like.testing import replay_export
+
+    replay_export(tmp_path / "exported", tmp_path / "replay", check_requests=True)

@@ -129,6 +129,16 @@ class WaitingForPeople:
 def open_run_session(args: argparse.Namespace, config: TeamConfig) -> Session | None:
     """The session ``run --session`` names (None without it); a usage mistake is a
     ``UsageError``."""
+    record = getattr(args, "record", None)
+    if record is not None:  # a run without a session, recorded into a SQLite file
+        if args.session is not None or args.store is not None:
+            raise UsageError("--record FILE is a session of its own: give it, or --session "
+                             "(with --store), not both")
+        if args.message is None:
+            raise UsageError("--record needs --message")
+        args.session = time.strftime("run-%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+        args.store = record
+        _say(f"recording the run as session {args.session} in {record}", file=sys.stderr)
     if args.session is None:
         if args.message is None:
             raise UsageError("run needs --message (or --session NAME to resume a session)")
