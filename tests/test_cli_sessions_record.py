@@ -1,23 +1,16 @@
-"""``sessions export | fork | diff`` on the command line: a recorded session made a test that
-pytest runs offline in a process of its own, forked at a turn, and compared with its fork."""
+"""``sessions export | fork | diff`` on the command line: a recorded session made a test (its
+module's test run as pytest would; tests/testing/test_export_real_model.py runs one in a pytest
+process of its own), forked at a turn, and compared with its fork; ``run --record``."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import pytest
+import importlib.util
 
 from autobyteus_like.cli._main import main
 from autobyteus_like.store import open_store
 from tests.store.test_fork import four_turns
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-@pytest.mark.slow  # the exported test runs in a pytest process of its own
 def test_export_fork_and_diff_on_the_command_line(tmp_path, capsys):
     db = str(tmp_path / "team.sessions.db")
     four_turns(db).close()
@@ -32,12 +25,11 @@ def test_export_fork_and_diff_on_the_command_line(tmp_path, capsys):
 
     folder = tmp_path / "exported"
     assert main(["sessions", "export", "four", "--test", str(folder), "--store", db]) == 0
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_PROXY": "", "HTTP_PROXY":
-           "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}  # no network
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          str(folder / "test_recorded.py")], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
+    spec = importlib.util.spec_from_file_location("exported_test", folder / "test_recorded.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # the exported module, its test called as pytest would
+    module.test_session_four_replays(tmp_path / "replayed")
     store = open_store(db)
     try:
         assert {info.name for info in store.sessions()} == {"four", "four-b"}

@@ -43,6 +43,8 @@ class RoundTripRecorder(AgentHooks):
         """Each history message's document and digest, by identity (kept with the message,
         so an id is never reused): a message is serialised once, not at every request."""
         self._tools: set[str] = set()
+        self._last: tuple[int, list[str]] = (-1, [])
+        """The last request's sequence number and message digests."""
 
     def wrap_model_request(self, call: LLMCall,
                            call_next: Callable[[LLMCall], Iterable[LLMChunk]]
@@ -52,6 +54,12 @@ class RoundTripRecorder(AgentHooks):
             self._seq += 1
         request, blobs = self._parts(call.request)
         request["request_no"] = call.request_no
+        with self._lock:  # a request that carries the last one's messages names them by it
+            last_seq, last = self._last
+            self._last = (seq, request["messages"])
+        if last and request["messages"][:len(last)] == last:
+            request["after"] = last_seq
+            request["messages"] = request["messages"][len(last):]
         self.store.recordings.record_request(self.session, self.agent, seq, call.turn_id,
                                              request, blobs)
         return self._recorded(call, call_next, seq)

@@ -3,8 +3,9 @@ and the responses as the model wrote them (text, native calls with their ids, us
 definitions of the tools it called: what a test made of the session needs beyond its history.
 
 A request is stored as the digests of its parts (system prompt, tools manifest, each message),
-each part once per distinct content (``recording_blobs``): a long session does not store its
-history again at every request.
+each part once per distinct content (``recording_blobs``), and a request that carries the
+previous one's messages names that request (``after``) and only its new messages: a long
+session does not store its history again at every request, not even as digests.
 """
 
 from __future__ import annotations
@@ -74,17 +75,21 @@ class Recordings:
         tools, messages, ...}``."""
         rows = self._tx.rows("SELECT seq, turn_id, data FROM recorded_requests WHERE "
                              "session = ? AND agent = ? ORDER BY seq", session, agent)
-        wanted = {digest for _, _, data in rows for digest in _digests(json.loads(data))}
+        loaded = [(int(seq), int(turn_id), json.loads(data)) for seq, turn_id, data in rows]
+        wanted = {digest for _, _, request in loaded for digest in _digests(request)}
         parts = self._blobs(sorted(wanted))
         out = []
-        for seq, turn_id, data in rows:
-            request = json.loads(data)
-            out.append({"seq": int(seq), "turn_id": int(turn_id),
+        messages_of: dict[int, list[str]] = {}
+        for seq, turn_id, request in loaded:
+            messages = messages_of.get(request.get("after", -1), []) + request["messages"] \
+                if "after" in request else request["messages"]
+            messages_of[seq] = messages
+            out.append({"seq": seq, "turn_id": turn_id,
                         "system_prompt": parts.get(request["system_prompt"]),
                         "tools": parts.get(request["tools"]),
-                        "messages": [parts.get(digest) for digest in request["messages"]],
+                        "messages": [parts.get(digest) for digest in messages],
                         **{key: value for key, value in request.items()
-                           if key not in ("system_prompt", "tools", "messages")}})
+                           if key not in ("system_prompt", "tools", "messages", "after")}})
         return out
 
     def responses(self, session: str, agent: str) -> list[dict[str, Any]]:

@@ -106,3 +106,32 @@ def test_a_changed_argument_and_a_dropped_call_are_named(tmp_path):
     with pytest.raises(AssertionError, match=r"lead: different arguments: expected "
                        r'lookup\(\{"topic": "mailboxes"\}\).*got lookup\(\{"topic": "queues"'):
         replay_export(tmp_path / "t", tmp_path / "run")
+
+
+@tool(masked_arguments=("token",))
+def call_api(url: str, token: str) -> str:
+    """Call an API with a token."""
+    return f"GET {url} with Authorization: Bearer hdr-{token[::-1]}"
+
+
+def test_secrets_are_masked_wherever_they_appear(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "env-token-value-42")
+    token = "tok-9f8e7d6c5b4a"
+    header = f"hdr-{token[::-1]}"
+    lead = [call("call_api", url="https://example.test", token=token),
+            f"The header was Bearer {header}; token {token}; env env-token-value-42."]
+    config = TeamConfig(name="one", coordinator="lead", members=[
+        AgentConfig(name="lead", llm=ScriptedLLM(lead), tools=["call_api"],
+                    tool_format="json")])
+    session = Session("s", str(tmp_path / "s.db"))
+    with SimulatedTeam(AgentTeam(config, tools=[call_api], session=session), {}) as simulated:
+        assert simulated.run("go").error is None
+    try:
+        export_session(session.store, "s", tmp_path / "t")
+    finally:
+        session.close()
+    exported = "\n".join(path.read_text() for path in (tmp_path / "t").iterdir())
+    for secret in (token, header, "env-token-value-42"):
+        assert secret not in exported
+    assert exported.count("[REDACTED]") >= 4
+    replay_export(tmp_path / "t", tmp_path / "run")  # the masked test still replays
