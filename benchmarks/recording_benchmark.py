@@ -46,7 +46,7 @@ def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[flo
             return SessionWriter(session.store, session.name, agent,
                                  persisted=len(snapshot.messages))
 
-        run_hooks.session_writer = writer_only  # type: ignore[assignment]
+        run_hooks.session_writer = writer_only
     store = open_store(folder / f"{name}.db")
     session = Session(name, store)
     times: list[float] = []
@@ -61,7 +61,7 @@ def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[flo
                 agent.run("go", timeout=30)
                 times.append(time.perf_counter() - start)
     finally:
-        run_hooks.session_writer = original  # type: ignore[assignment]
+        run_hooks.session_writer = original
         session.close()
     return times, store
 
@@ -85,20 +85,14 @@ def main() -> None:
     recorded: list[float] = []
     plain: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
-        last = None
         for number in range(rounds):
             times, store = turns(Path(folder), f"plain{number}", count, recorded=False)
             store.close()
             plain += times
             times, store = turns(Path(folder), f"rec{number}", count, recorded=True)
             recorded += times
-            if last is not None:
-                last.close()
-            last = (store, f"rec{number}")[0]
-            name = f"rec{number}"
-        assert last is not None
-        stored, whole = storage(last, name)
-        last.close()
+            stored, whole = storage(store, f"rec{number}")
+            store.close()
     p50_rec, p50_plain = statistics.median(recorded), statistics.median(plain)
     print(f"turns of one round trip, {count} per conversation, {rounds} rounds alternating")
     print(f"unrecorded session: median {p50_plain * 1e3:.2f} ms a turn")
