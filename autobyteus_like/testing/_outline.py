@@ -33,7 +33,7 @@ def session_outline(store: SessionStore, session: str) -> Outline:
             decision = None
             if call.state is CallState.DENIED:
                 error = (call.result or {}).get("error") or {}
-                decision = f"denied: {error.get('message', '')}"
+                decision = str(error.get("message", "denied"))  # "denied: REASON"
             elif call.state is CallState.WAITING_APPROVAL:
                 decision = "waiting"
             elif tools.get(call.name, {}).get("requires_approval"):

@@ -144,7 +144,11 @@ def _decisions(outline: dict[str, Any]) -> Callable[[str, ToolInvocation], bool 
     def decide(member: str, call: ToolInvocation) -> bool | str:
         with lock:
             queue = left.get((member, call.name))
-            decision = queue.popleft() if queue else "denied: no decision was recorded"
-        return True if decision == "approved" else decision.removeprefix("denied: ")
+            decision = queue.popleft() if queue else None
+        if decision is None:
+            return "no decision was recorded for this call"
+        if decision == "approved":
+            return True
+        return decision.split(": ", 1)[1] if ": " in decision else decision  # its reason
 
     return decide

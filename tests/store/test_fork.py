@@ -107,3 +107,22 @@ def test_a_copied_call_keeps_its_key_and_takes_another_decision(tmp_path):
     assert [key] == RAN_WITH
     fork.close()
     session.close()
+
+
+def test_a_running_session_is_forked_without_its_lease_and_by_a_members_turns(tmp_path):
+    session = Session("live", str(tmp_path / "s.db"))
+    replies = [call("note", text="a"), "one", call("note", text="b"), "two"]
+    with team(ScriptedLLM(replies), session) as running:
+        running.run("first", timeout=30)
+        running.run("second", timeout=30)
+        held_by = session.store.is_held("live")
+        fork = session.fork(1, member="lead")  # the team still holds "live"
+        assert session.store.is_held("live") == held_by and held_by
+        assert fork.name == "live.fork1"
+        assert [t.text for t in fork.turns("lead")] == ["first"]
+        assert session.fork(1).name == "live.fork1-2"
+    with pytest.raises(UsageError, match="turns count from 1"):
+        session.fork(0)
+    with pytest.raises(UsageError, match="member 'ghost' has no turn"):
+        session.fork(1, member="ghost")
+    session.close()

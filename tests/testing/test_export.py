@@ -135,3 +135,21 @@ def test_secrets_are_masked_wherever_they_appear(tmp_path, monkeypatch):
         assert secret not in exported
     assert exported.count("[REDACTED]") >= 4
     replay_export(tmp_path / "t", tmp_path / "run")  # the masked test still replays
+
+
+def test_a_denial_is_replayed_with_its_reason(tmp_path):
+    lead = [call("publish", text="draft"), "Not published."]
+    config = TeamConfig(name="one", coordinator="lead", members=[
+        AgentConfig(name="lead", llm=ScriptedLLM(lead), tools=["publish"], tool_format="json")])
+    session = Session("d", str(tmp_path / "s.db"))
+    with SimulatedTeam(AgentTeam(config, tools=[publish], session=session), {},
+                       lambda member, call: "not today") as simulated:
+        assert simulated.run("go").error is None
+    try:
+        export_session(session.store, "d", tmp_path / "t")
+    finally:
+        session.close()
+    recording = json.loads((tmp_path / "t" / "recording.json").read_text())
+    [denied] = recording["outline"]["members"]["lead"]["calls"]
+    assert (denied["status"], denied["decision"]) == ("denied", "denied: not today")
+    replay_export(tmp_path / "t", tmp_path / "run")
