@@ -79,8 +79,9 @@ def export_session(store: SessionStore, session: str, folder: str | Path, *,
     recording, team = mask(recording, secrets), mask(team, secrets)
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    (target / RECORDING).write_text(json.dumps(recording, indent=1, ensure_ascii=False) + "\n")
-    (target / TEAM).write_text(yaml.safe_dump(team, sort_keys=False, allow_unicode=True))
+    # escaped: any text a model or tool wrote (lone surrogates included) is written exactly
+    (target / RECORDING).write_text(json.dumps(recording, indent=1, ensure_ascii=True) + "\n")
+    (target / TEAM).write_text(yaml.safe_dump(team, sort_keys=False, allow_unicode=False))
     slug = "".join(c if c.isalnum() else "_" for c in session).strip("_").lower() or "session"
     module = target / MODULE
     module.write_text(_MODULE_TEXT.format(session=session, slug=slug, live_tools=live_tools,

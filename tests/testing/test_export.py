@@ -153,3 +153,19 @@ def test_a_denial_is_replayed_with_its_reason(tmp_path):
     [denied] = recording["outline"]["members"]["lead"]["calls"]
     assert (denied["status"], denied["decision"]) == ("denied", "denied: not today")
     replay_export(tmp_path / "t", tmp_path / "run")
+
+
+def test_any_text_a_model_wrote_is_exported_exactly(tmp_path):
+    odd = "caf\u00e9 \U0001f600 \udcff <tag> 'quote' \"dq\" \\ {braces} [0]"
+    config = TeamConfig(name="one", coordinator="lead", members=[
+        AgentConfig(name="lead", llm=ScriptedLLM([call("lookup", topic=odd), odd]),
+                    tools=["lookup"], tool_format="json")])
+    session = Session("weird name/1", str(tmp_path / "s.db"))
+    with SimulatedTeam(AgentTeam(config, tools=[lookup], session=session), {}) as simulated:
+        assert simulated.run(odd).error is None
+    try:
+        module = export_session(session.store, "weird name/1", tmp_path / "t")
+    finally:
+        session.close()
+    assert "def test_session_weird_name_1_replays" in module.read_text()
+    replay_export(tmp_path / "t", tmp_path / "run")
