@@ -83,6 +83,9 @@ def test_a_fork_at_turn_two_goes_on_from_there_and_the_original_is_untouched(sto
         session.fork(5)
     with pytest.raises(UsageError, match="exists already"):
         session.fork(1, "four-b")
+    assert store.delete("four-b")
+    assert all(not rows for _, rows in dump(store, "four-b"))  # its recordings too
+    assert dump(store, "four") == before
     fork.close()
     session.close()
 
