@@ -10,6 +10,7 @@ import pytest
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, ToolContext, tool
 from autobyteus_like.errors import UsageError
 from autobyteus_like.store import CallState, Session
+from autobyteus_like.testing import export_session, replay_export
 from autobyteus_like.tools._context import call_key
 
 TABLES = ["sessions", "agents", "messages", "turns", "calls", "mail", "usage",
@@ -61,7 +62,8 @@ def four_turns(store_url: str) -> Session:
     return session
 
 
-def test_a_fork_at_turn_two_goes_on_from_there_and_the_original_is_untouched(store_url):
+def test_a_fork_at_turn_two_goes_on_from_there_and_the_original_is_untouched(store_url,
+                                                                             tmp_path):
     session = four_turns(store_url)
     store = session.store
     before = dump(store, "four")
@@ -72,6 +74,8 @@ def test_a_fork_at_turn_two_goes_on_from_there_and_the_original_is_untouched(sto
     assert [m.content for m in store.mail("four-b")] == ["message 1", "message 2"]
     assert len(store.recordings.responses("four-b", "lead")) == 4
     assert {info.name for info in store.sessions()} >= {"four", "four-b"}
+    export_session(store, "four-b", tmp_path / "fork-test")  # a fork exports like any session
+    replay_export(tmp_path / "fork-test", tmp_path / "replayed")
     # the fork goes on with another model (a scripted one skips the replies its history holds)
     other = ScriptedLLM(["-", "-", "-", "-", call("note", text="other"), "other answer"])
     with team(other, fork) as running:
