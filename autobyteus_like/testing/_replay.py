@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from autobyteus_like.tools import builtin_tools
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation
 from autobyteus_like.tools._middleware import ToolCall
-from autobyteus_like.tools._registry import ToolRegistry
+from autobyteus_like.tools._registry import ToolLike, ToolRegistry
 
 __all__ = ["RecordedResults", "replay_export"]
 
@@ -65,12 +65,15 @@ class RecordedResults(AgentHooks):
 
 
 def replay_export(folder: str | Path, workdir: str | Path, *, check_requests: bool = False,
-                  live_tools: bool = False, timeout: float = 60) -> None:
+                  live_tools: bool = False, tools: Iterable[ToolLike] | None = None,
+                  timeout: float = 60) -> None:
     """Replay the test exported in ``folder`` (its session kept in ``workdir``); an
-    ``AssertionError`` naming every difference from the recording when there is one."""
+    ``AssertionError`` naming every difference from the recording when there is one.
+    ``live_tools``: the tools run (the builtin ones of the recorded names, and ``tools``,
+    your own) instead of answering with their recorded results."""
     folder = Path(folder)
     recording = json.loads((folder / RECORDING).read_text())
-    registry = _tools(recording, live_tools)
+    registry = _tools(recording, live_tools, ToolRegistry.of(list(tools or ())))
     config = TeamConfig.from_yaml(folder / TEAM, tools=registry)
     if not live_tools:
         config = config.model_copy(update={"members": [
@@ -102,9 +105,10 @@ def replay_export(folder: str | Path, workdir: str | Path, *, check_requests: bo
             + "\n- ".join(problems) + said)
 
 
-def _tools(recording: dict[str, Any], live: bool) -> ToolRegistry:
+def _tools(recording: dict[str, Any], live: bool, own: ToolRegistry) -> ToolRegistry:
     """The recorded tools: stand-ins answered by their recorded results, or with
-    ``live`` the builtin tools of those names (stand-ins for the others)."""
+    ``live`` one's ``own`` tools and the builtin ones of those names (stand-ins for the
+    others)."""
     builtin = builtin_tools() if live else None
     registry = ToolRegistry()
     seen: set[str] = set()
@@ -113,6 +117,9 @@ def _tools(recording: dict[str, Any], live: bool) -> ToolRegistry:
             if name in seen or name in TEAM_TOOLS:
                 continue
             seen.add(name)
+            if live and name in own:
+                registry.add(own.get(name))
+                continue
             if builtin is not None and name in builtin:
                 registry.add(builtin.get(name))
                 continue

@@ -169,3 +169,23 @@ def test_any_text_a_model_wrote_is_exported_exactly(tmp_path):
         session.close()
     assert "def test_session_weird_name_1_replays" in module.read_text()
     replay_export(tmp_path / "t", tmp_path / "run")
+
+
+def test_live_tools_run_again_instead_of_their_recorded_results(tmp_path):
+    session = record(str(tmp_path / "s.db"))
+    try:
+        export_session(session.store, "pair-1", tmp_path / "t", live_tools=True)
+    finally:
+        session.close()
+    assert "live_tools=True" in (tmp_path / "t" / "test_recorded.py").read_text()
+    ran: list[str] = []
+
+    @tool(name="lookup")
+    def changed_lookup(topic: str) -> str:
+        """Look a topic up."""
+        ran.append(topic)
+        return f"notes on {topic}"
+
+    replay_export(tmp_path / "t", tmp_path / "run", live_tools=True,
+                  tools=[changed_lookup, publish])
+    assert ran == ["actors", "mailboxes"]
