@@ -58,7 +58,8 @@ def export_session(store: SessionStore, session: str, folder: str | Path, *,
     outline = session_outline(store, session)
     if not outline["user_messages"]:
         raise UsageError(f"session {session!r} holds no user message to replay")
-    members = sorted(outline["members"])
+    described = info.config.get("members", {})
+    members = sorted(set(outline["members"]) | set(described))  # the idle ones too
     coordinator = _coordinator(store, session)
     tools = {member: store.recordings.tools(session, member) for member in members}
     requests = {member: store.recordings.requests(session, member) for member in members}
@@ -68,7 +69,6 @@ def export_session(store: SessionStore, session: str, folder: str | Path, *,
                          "result": call.result} for call in store.calls(session, member)
                         if call.result is not None and call.result.get("started", True)]
                for member in members}
-    described = info.config.get("members", {})
     recording = {"session": session, "team": info.team, "coordinator": coordinator,
                  "outline": outline, "tools": tools, "results": results,
                  "requests": requests}

@@ -189,3 +189,22 @@ def test_live_tools_run_again_instead_of_their_recorded_results(tmp_path):
     replay_export(tmp_path / "t", tmp_path / "run", live_tools=True,
                   tools=[changed_lookup, publish])
     assert ran == ["actors", "mailboxes"]
+
+
+def test_a_member_that_did_nothing_is_exported_too(tmp_path):
+    config = TeamConfig(name="three", coordinator="lead", members=[
+        AgentConfig(name="lead", llm=ScriptedLLM(["hi"]), tools=["send_message_to"],
+                    tool_format="json", system_prompt="Lead. Teammates:\n{{team}}"),
+        AgentConfig(name="idle", llm=ScriptedLLM([]), tools=["send_message_to"],
+                    tool_format="json")])
+    session = Session("s", str(tmp_path / "s.db"))
+    with SimulatedTeam(AgentTeam(config, session=session), {}) as simulated:
+        assert simulated.run("go").error is None
+    try:
+        export_session(session.store, "s", tmp_path / "t", team_data={"members": [
+            {"name": "lead", "system_prompt": "Lead. Teammates:\n{{team}}"}]})
+    finally:
+        session.close()
+    team = yaml.safe_load((tmp_path / "t" / "team.yaml").read_text())
+    assert [member["name"] for member in team["members"]] == ["idle", "lead"]
+    replay_export(tmp_path / "t", tmp_path / "run", check_requests=True)
