@@ -13,7 +13,9 @@ __all__ = ["Catalog"]
 
 _COLUMNS = ("name, team, fingerprint, created_ms, updated_ms, status, owner, lease_until_ms, "
             "config, generation")
-_TABLES = ("mail", "calls", "turns", "messages", "agents", "usage", "sessions")
+_TABLES = ("mail", "calls", "turns", "messages", "agents", "usage", "recorded_requests",
+           "recorded_responses", "recorded_tools", "session_origins", "sessions")
+"""A session's rows (``recording_blobs`` are shared by content between sessions: kept)."""
 
 
 class Catalog:
