@@ -5,7 +5,6 @@ its mail (delivery, messages in flight, quiescence) is its ``MailRoom``.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -32,6 +31,8 @@ from autobyteus_like.team._answers import TeamAnswers
 from autobyteus_like.team._callers import CallerQueue
 from autobyteus_like.team._config import TeamConfig
 from autobyteus_like.team._conversations import Conversations, check_conversation_id
+from autobyteus_like.team._member_tools import MemberCalls
+from autobyteus_like.team._roster import team_prompt
 from autobyteus_like.team._session_work import TeamSessionWork
 from autobyteus_like.tools._registry import (
     ToolLike,
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
     from autobyteus_like.store._session import Session
 
 __all__ = ["AgentTeam"]
-
-_TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
-
 
 class AgentTeam(TeamAnswers, TeamSessionWork):
     """A running team. ``with team:`` starts every member and stops them all, and with them
@@ -119,21 +117,21 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
                              parent_of=self.tracing.directory.get)
         """The team's mail: delivery, messages in flight, quiescence."""
         self._backend = open_backend(self.runtime, self.mail, config.member_resources)
+        self.member_calls = MemberCalls(  # members as tools (ask:NAME)
+            config.name, config.ask_depth, {m.name: m.role for m in config.members},
+            self._publisher, tools=tools, sources=sources, formats=formats, session=session,
+            tracing=self.tracing, team_usage=self._usage)
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
-            prompt = effective.system_prompt
-            if _TEAM_PLACEHOLDER.search(prompt):  # a roster only where asked for (O(members))
-                prompt = _TEAM_PLACEHOLDER.sub(
-                    self._roster(member.name).replace("\\", "\\\\"), prompt)
             self.agents[member.name] = self._backend.member(
-                effective.model_copy(update={
-                    "system_prompt": prompt,
-                    "prices": effective.prices.merged_over(config.prices)}),
+                self.member_calls.wire(effective.model_copy(update={
+                    "system_prompt": team_prompt(config, member.name, effective.system_prompt),
+                    "prices": effective.prices.merged_over(config.prices)})),
                 ToolRegistry(tools), sources, formats,
                 session=session, tracing=self.tracing, team_usage=self._usage,
             )
-        self.mail.members = self.agents
+        self.mail.members = self.member_calls.running = self.agents
 
     @classmethod
     def from_yaml(
@@ -150,16 +148,6 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         every = [*named, *sources]
         return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
                    session=session, tracing=tracing)
-
-    def _roster(self, member: str) -> str:
-        lines = []
-        for other in self.config.members:
-            if other.name == member:
-                continue
-            role = f": {other.role}" if other.role else ""
-            lead = " (coordinator)" if other.name == self.config.coordinator else ""
-            lines.append(f"- {other.name}{lead}{role}")
-        return "\n".join(lines) or "(no teammates)"
 
     # -- life cycle --------------------------------------------------------------------------
 
@@ -213,6 +201,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         try:
             for agent in self.agents.values():
                 agent.stop()
+            self.member_calls.stop()  # a fresh instance its caller's stop left
             self._backend.stop()
         finally:
             if self._sources_held:
@@ -242,6 +231,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.mail.restarting()
         try:
             self._usage.start_run()
+            self.member_calls.new_run()
             self._backend.new_run()
             for agent in self.agents.values():
                 agent.new_run(rewind=rewind, abandon=abandon)
@@ -314,7 +304,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
     def usage(self) -> UsageReport:
         """Tokens, calls and cost of this run (since start), of the session (every run), and
         of each member's run."""
-        return self._usage.report({name: agent.usage.run for name, agent in self.agents.items()})
+        return self._usage.report(self.member_calls.usage(  # a fresh instance: its callee's
+            {name: agent.usage.run for name, agent in self.agents.items()}))
 
     @property
     def usage_limit_error(self) -> UsageLimitExceededError | None:
@@ -394,7 +385,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
 
     def _member(self, name: str) -> Member:
         """The member of that name, or ``UnknownMemberError`` naming the members."""
-        member = self.agents.get(name)
+        member = self.agents.get(name) or self.member_calls.instance(name)  # callee@caller:call
         if member is None:
             raise UnknownMemberError(self.name, name, list(self.agents))
         return member
