@@ -173,3 +173,63 @@ def test_stopping_the_caller_stops_the_callee_and_its_calls_wait_for_approval():
     finally:
         team.stop()
     assert not live.running and ran == []  # the stop cut the callee; nothing ran unasked
+
+
+def test_a_callee_answering_in_its_running_conversation_takes_calls_in_order():
+    # two calls in one response to a member configured to answer in its running conversation:
+    # one after the other, in the order asked, each in the conversation the last one left
+    lead = member("lead", [calls(ask("memo", "first"), ask("memo", "second")), "done"],
+                  tools=["ask:memo"])
+    seen: list[int] = []
+
+    def remember(request: LLMRequest) -> str:
+        seen.append(len(request.messages))
+        return f"heard {request.messages[-1].content.splitlines()[-1]}"
+
+    memo = member("memo", [remember, remember], ask_conversation="running")
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, memo])) as team:
+        assert team.run("go", timeout=20) == "done"
+    assert results(lead.llm.requests[1]) == ["heard first", "heard second"]
+    assert seen == [1, 3]  # the second call saw the first question and its answer
+
+
+def test_a_loop_through_a_running_conversation_is_refused_not_deadlocked():
+    # lead asks hub (running); hub asks lead (running), who is waiting for hub: refused
+    lead = member("lead", [calls(ask("hub", "?")), "done"], tools=["ask:hub"],
+                  ask_conversation="running")
+    hub = member("hub", [calls(ask("lead", "back?")), "hub done"], tools=["ask:lead"],
+                 ask_conversation="running")
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, hub])) as team:
+        assert team.run("go", timeout=20) == "done"
+    [refused] = results(hub.llm.requests[1])
+    assert refused["code"] == "PERMISSION_DENIED"
+
+
+def test_the_callees_spans_nest_under_the_callers_tool_span():
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from autobyteus_like.tracing import Tracing
+    from tests.tracing.test_spans import tree
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    lead = member("lead", [calls(ask("researcher", "a?")), "done"], tools=["ask:researcher"])
+    researcher = member("researcher", ["found"])
+    config = TeamConfig(name="t", coordinator="lead", members=[lead, researcher])
+    try:
+        with AgentTeam(config, tracing=Tracing(provider=provider)) as team:
+            assert team.run("go", timeout=20) == "done"
+    finally:
+        provider.shutdown()
+    assert tree(list(exporter.get_finished_spans())) == [
+        ("invoke_agent lead", [
+            ("chat scripted", []),
+            ("execute_tool ask_researcher", [
+                ("invoke_agent researcher", [("chat scripted", [])]),
+            ]),
+            ("chat scripted", []),
+        ]),
+    ]
