@@ -108,6 +108,25 @@ class MemberCalls:
         self._live: dict[str, Agent] = {}
         self._spent: dict[str, UsageTotals] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What travels to a Ray host with a caller's ``ask_*`` tool: the members' configs,
+        the tools and formats, the depth limit; not what belongs to this process (the
+        team's stream, session, tracing and usage: the host gives its own, ``in_host``)."""
+        return {"team": self.team, "max_depth": self.graph.max_depth, "roles": self._roles,
+                "tools": self._tools, "formats": self._formats, "configs": self._configs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["team"], state["max_depth"], state["roles"],  # type: ignore[misc]
+                      EventPublisher(), tools=state["tools"], sources=(),
+                      formats=state["formats"], session=None, tracing=None, team_usage=None)
+        self._configs = state["configs"]
+
+    def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None) -> None:
+        """In a Ray host: its fresh instances count on the team's budget there and trace
+        into the host's spans (their events and sessions stay in the host)."""
+        self._team_usage = team_usage
+        self._tracing = tracing
+
     # -- wiring ------------------------------------------------------------------------------
 
     def wire(self, config: AgentConfig) -> AgentConfig:
@@ -134,6 +153,7 @@ class MemberCalls:
                        f"result.{f' {callee}: {role}' if role else ''}\n\n"
                        "Args:\n    request: What you ask of them; include everything they "
                        "need, they see only this.\n")
+        ask.in_host = self.in_host  # type: ignore[attr-defined]  # a Ray host's (ray_host.py)
         # idempotent: run again on resume, it finds the callee's stored answer (or turn)
         return tool(name=ask_tool_name(callee), category="team", idempotent=True)(ask)
 
@@ -161,6 +181,11 @@ class MemberCalls:
     async def _in_running(self, callee: str, request: str, context: ToolContext,
                           caller: str) -> Any:
         member = self.running.get(callee)
+        if member is None and not self.running:  # in a Ray host: the team is elsewhere
+            raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"{callee} answers in its running "
+                              "conversation, which a caller on Ray cannot reach yet "
+                              "(ask_conversation: fresh works on every runtime)",
+                              recoverable=False)
         if member is None or not member.running:
             raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"{callee} is not running",
                               recoverable=False)
