@@ -3,7 +3,7 @@
 refused before it starts, so no member ever waits for itself.
 
 A node is one running instance: a member of the team (its running conversation, named by the
-member's name) or a fresh instance made for one call (``callee@caller:call``). An edge is a
+member's name) or a fresh instance made for one call (``callee@caller/call``). An edge is a
 call in flight. The names along a fresh instance's chain catch a loop of fresh calls; the
 edges catch one through a member's running conversation, which may be busy with someone
 else's question when it asks.

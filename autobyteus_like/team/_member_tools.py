@@ -72,7 +72,7 @@ def ask_tool_name(member: str) -> str:
 class MemberCallEvent(AgentEvent):
     """An event of a member answering a teammate's call as a tool, in the team's stream:
     ``agent`` is the caller, ``call_id`` its call, ``member`` the instance answering (the
-    callee's name in its running conversation, ``callee@caller:call`` for a fresh one),
+    callee's name in its running conversation, ``callee@caller/call`` for a fresh one),
     ``event`` what happened there."""
 
     call_id: str
@@ -168,7 +168,7 @@ class MemberCalls:
             raise ToolFailure(ErrorCode.NOT_FOUND, f"there is no teammate named {callee!r}",
                               recoverable=False)
         running = config.ask_conversation == "running"
-        target = callee if running else f"{callee}@{caller}:{context.invocation_id}"
+        target = callee if running else f"{callee}@{caller}/{context.invocation_id}"
         self.graph.enter(chain, caller, callee, target)
         try:
             if running:

@@ -385,7 +385,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
 
     def _member(self, name: str) -> Member:
         """The member of that name, or ``UnknownMemberError`` naming the members."""
-        member = self.agents.get(name) or self.member_calls.instance(name)  # callee@caller:call
+        member = self.agents.get(name) or self.member_calls.instance(name)  # callee@caller/call
         if member is None:
             raise UnknownMemberError(self.name, name, list(self.agents))
         return member

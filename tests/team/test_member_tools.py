@@ -167,7 +167,7 @@ def test_stopping_the_caller_stops_the_callee_and_its_calls_wait_for_approval():
             if isinstance(event, MemberCallEvent) and isinstance(event.event, ApprovalRequested):
                 break
         assert event.agent == "lead" and event.callee == "clerk"
-        assert event.member == f"clerk@lead:{event.call_id}"
+        assert event.member == f"clerk@lead/{event.call_id}"
         live = team.member_calls.instance(event.member)
         assert live is not None and live.running
     finally:
