@@ -96,7 +96,7 @@ class MemberHost:
             for tool in config.tools:  # a tool that runs agents here (a member as a tool)
                 if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
                                                None)):
-                    in_host(self._team_usage, tracing)
+                    in_host(self._team_usage, tracing, self._mails[config.name].session)
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(

@@ -121,11 +121,14 @@ class MemberCalls:
                       formats=state["formats"], session=None, tracing=None, team_usage=None)
         self._configs = state["configs"]
 
-    def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None) -> None:
-        """In a Ray host: its fresh instances count on the team's budget there and trace
-        into the host's spans (their events and sessions stay in the host)."""
+    def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None,
+                session: Session | None) -> None:
+        """In a Ray host: its fresh instances count on the team's budget there, trace into
+        the host's spans and keep their records in the team's session as the host reaches
+        it (their events stay in the host)."""
         self._team_usage = team_usage
         self._tracing = tracing
+        self._session = session
 
     # -- wiring ------------------------------------------------------------------------------
 

@@ -12,10 +12,19 @@ import threading
 import pytest
 from pydantic import BaseModel
 
-from autobyteus_like import AgentConfig, AgentTeam, ConfigError, ScriptedLLM, TeamConfig, tool
+from autobyteus_like import (
+    AgentConfig,
+    AgentTeam,
+    ConfigError,
+    ScriptedLLM,
+    TeamConfig,
+    UsageLimitExceededError,
+    tool,
+)
 from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.llm import LLMRequest
 from autobyteus_like.team import MemberCallEvent
+from autobyteus_like.usage import UsageLimits
 
 
 def call(name: str, **arguments: object) -> dict:
@@ -233,3 +242,15 @@ def test_the_callees_spans_nest_under_the_callers_tool_span():
             ("chat scripted", []),
         ]),
     ]
+
+
+def test_a_fresh_callee_spends_the_teams_budget():
+    # the team allows 2 LLM requests: the lead's first and the researcher's; the lead's
+    # second is refused, so the run ends at the team's limit
+    lead = member("lead", [calls(ask("researcher", "a?")), "done"], tools=["ask:researcher"])
+    researcher = member("researcher", ["found"])
+    config = TeamConfig(name="t", coordinator="lead", members=[lead, researcher],
+                        limits=UsageLimits(max_llm_calls=2))
+    with AgentTeam(config) as team, pytest.raises(UsageLimitExceededError):
+        team.run("go", timeout=20)
+    assert len(researcher.llm.requests) == 1 and len(lead.llm.requests) == 1

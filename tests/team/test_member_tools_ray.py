@@ -11,6 +11,7 @@ import json
 from pydantic import BaseModel
 
 from autobyteus_like import AgentTeam, tool
+from autobyteus_like.store import Session, open_store
 from tests.runtime.scripted_teams import call, calls, member, ray_runtime, team_config
 
 
@@ -34,7 +35,8 @@ class Verdict(BaseModel):
     ok: bool
 
 
-def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray_cluster):
+def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray_cluster,
+                                                                               tmp_path):
     # packed two to a host: the lead's callees' own hosts are elsewhere or the same one; a
     # fresh instance runs beside its caller either way
     lead = member("lead", [calls(call("ask_researcher", request="a?"), call("note", text="x"),
@@ -44,6 +46,16 @@ def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray
     researcher = member("researcher", [echo] * 4, tools=[])
     judge = member("judge", [call("final_result", ok=True)], tools=[], output_type=Verdict)
     config = team_config(lead, judge, researcher)
-    with AgentTeam(config, tools=[note], runtime=ray_runtime("ray-packed")) as team:
+    store = str(tmp_path / "sessions.db")
+    with AgentTeam(config, tools=[note], runtime=ray_runtime("ray-packed"),
+                   session=Session("s", store)) as team:
         answer = team.run("go", timeout=60)
     assert json.loads(answer) == ["found: a?", "noted x", "found: b?", {"ok": True}]
+    # each fresh callee kept its record in the team's store, from the caller's host
+    opened = open_store(store)
+    try:
+        records = sorted(info.name.split("/")[0] for info in opened.sessions()
+                         if info.name != "s")
+    finally:
+        opened.close()
+    assert records == ["s@judge@lead", "s@researcher@lead", "s@researcher@lead"]
