@@ -254,3 +254,21 @@ def test_a_fresh_callee_spends_the_teams_budget():
     with AgentTeam(config) as team, pytest.raises(UsageLimitExceededError):
         team.run("go", timeout=20)
     assert len(researcher.llm.requests) == 1 and len(lead.llm.requests) == 1
+
+
+@pytest.mark.parametrize("tool_format", ["xml", "native"])
+def test_the_ask_tool_is_taught_in_the_callers_own_format(tool_format):
+    lead = AgentConfig(name="lead", llm=ScriptedLLM(["done"], provider="openai"),
+                       tools=["ask:researcher"], tool_format=tool_format)
+    researcher = AgentConfig(name="researcher", role="finds facts", llm=ScriptedLLM([]))
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, researcher])) as team:
+        assert team.run("go", timeout=20) == "done"
+    [request] = lead.llm.requests
+    if tool_format == "xml":
+        assert "ask_researcher" in request.system_prompt
+        assert "finds facts" in request.system_prompt and "request" in request.system_prompt
+        assert request.tools == ()
+    else:
+        [taught] = request.tools
+        assert taught.name == "ask_researcher" and "finds facts" in taught.description
+        assert list(taught.json_schema()["properties"]) == ["request"]
