@@ -18,6 +18,7 @@ from autobyteus_like import (
     ConfigError,
     ScriptedLLM,
     TeamConfig,
+    ToolContext,
     UsageLimitExceededError,
     tool,
 )
@@ -92,13 +93,17 @@ class Verdict(BaseModel):
 
 def test_a_typed_callee_answers_json_to_the_model_and_a_value_to_python():
     lead = member("lead", [calls(ask("judge", "is it?")), "judged"], tools=["ask:judge"])
-    judge = member("judge", [json.dumps(call("final_result", ok=True, why="it is"))],
+    judge = member("judge", [json.dumps(call("final_result", ok=True, why="it is"))] * 2,
                    output_type=Verdict)
     with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, judge])) as team:
         assert team.run("go", timeout=20) == "judged"
         ask_judge = team.agents["lead"].tools.get("ask_judge")
+        # the same tool called from Python: the typed value itself
+        value = ask_judge.run({"request": "and now?"},
+                              ToolContext(agent="lead", invocation_id="from_python"))
     assert results(lead.llm.requests[1]) == [{"ok": True, "why": "it is"}]
     assert ask_judge.description.startswith("Ask your teammate judge")
+    assert value == Verdict(ok=True, why="it is")
 
 
 @pytest.mark.parametrize("tools, problem", [
@@ -272,3 +277,19 @@ def test_the_ask_tool_is_taught_in_the_callers_own_format(tool_format):
         [taught] = request.tools
         assert taught.name == "ask_researcher" and "finds facts" in taught.description
         assert list(taught.json_schema()["properties"]) == ["request"]
+
+
+def test_a_fresh_callee_writes_no_mail_it_answers_its_caller():
+    lead = member("lead", [calls(ask("helper", "?")), "done"], tools=["ask:helper"])
+    helper = member("helper", [calls(call("send_message_to", recipient_name="lead",
+                                          content="psst")), "answered"],
+                    tools=["send_message_to"])
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, helper])) as team:
+        events = team.events()
+        assert team.run("go", timeout=20) == "done"
+        events.close()
+    [refused] = results(helper.llm.requests[1])
+    assert refused["code"] == "NOT_AVAILABLE" and "answer with your result" in str(refused)
+    assert results(lead.llm.requests[1]) == ["answered"]
+    delivered = [e for e in events if type(e).__name__ == "MessageDelivered"]
+    assert [(e.sender, e.recipient) for e in delivered] == [(None, "lead")]  # the user's only
