@@ -35,6 +35,7 @@ from autobyteus_like.errors import (
 )
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.team._call_budget import call_usage
 from autobyteus_like.team._call_graph import CallGraph
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
@@ -204,7 +205,8 @@ class MemberCalls:
         agent = Agent(self._bound(config, chain, address),
                       tools=[*self._tools, _no_mail(callee), *self._sources],
                       formats=self._formats, session=session, tracing=self._tracing,
-                      team_usage=self._team_usage)
+                      team_usage=None if self._team_usage is None else
+                      call_usage(self._team_usage, callee))
         forward = EventSubscription()
         forward._sink = _forwarder(self._publisher, caller, context.invocation_id, callee,
                                    address)

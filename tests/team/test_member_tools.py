@@ -293,3 +293,14 @@ def test_a_fresh_callee_writes_no_mail_it_answers_its_caller():
     assert results(lead.llm.requests[1]) == ["answered"]
     delivered = [e for e in events if type(e).__name__ == "MessageDelivered"]
     assert [(e.sender, e.recipient) for e in delivered] == [(None, "lead")]  # the user's only
+
+
+def test_a_callee_stopped_by_its_own_limit_is_a_failed_result_saying_so():
+    lead = member("lead", [calls(ask("spender", "?")), "coped"], tools=["ask:spender"])
+    spender = member("spender", [calls(call("send_message_to", recipient_name="x", content="y")),
+                                 "never"], tools=["send_message_to"],
+                     limits=UsageLimits(max_llm_calls=1))
+    with AgentTeam(TeamConfig(name="t", coordinator="lead", members=[lead, spender])) as team:
+        assert team.run("go", timeout=20) == "coped"
+    [limited] = results(lead.llm.requests[1])
+    assert limited["code"] == "LIMIT" and limited["message"].startswith("spender stopped at a limit")
