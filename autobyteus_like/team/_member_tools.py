@@ -16,6 +16,7 @@ it, in order). Loops and depth: ``team/_call_graph.py``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     from autobyteus_like.tracing._settings import Tracing
     from autobyteus_like.usage._report import TeamUsage
 
-__all__ = ["ASK_PREFIX", "MemberCallEvent", "MemberCalls", "ask_tool_name", "asked_member"]
+__all__ = ["ASK_PREFIX", "MemberCallEvent", "MemberCalls", "as_instance_event", "ask_tool_name",
+           "asked_member"]
 
 ASK_PREFIX = "ask:"
 """``ask:NAME`` in a member's ``tools`` names a teammate it may call like a tool."""
@@ -80,6 +82,15 @@ class MemberCallEvent(AgentEvent):
     callee: str
     member: str
     event: AgentEvent
+
+
+def as_instance_event(event: AgentEvent) -> AgentEvent:
+    """A ``MemberCallEvent``'s event as the instance answering it (``agent`` its address, the
+    name ``team.approve`` and ``deny`` take); any other event as it is. Faces that decide
+    approvals read the team's stream through this, so a callee's calls are decided too."""
+    if isinstance(event, MemberCallEvent):
+        return dataclasses.replace(event.event, agent=event.member)
+    return event
 
 
 class MemberCalls:

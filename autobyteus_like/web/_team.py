@@ -19,7 +19,6 @@ here runs on the server's event loop.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import secrets
 from typing import Any
@@ -48,7 +47,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.serving._team_host import TeamHost
-from autobyteus_like.team._member_tools import MemberCallEvent
+from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tools._invocation import NEVER_STARTED
 from autobyteus_like.web._agui_events import PREFIX, AguiRun, wire_id
 from autobyteus_like.web._event_log import EventLog
@@ -184,8 +183,7 @@ class WebTeam:
                 for member in self.host.config.members]
 
     def _note(self, event: AgentEvent, run: str) -> None:
-        if isinstance(event, MemberCallEvent):  # a callee's call: decided by its address
-            event = dataclasses.replace(event.event, agent=event.member)
+        event = as_instance_event(event)  # a callee's call: decided by its address
         if isinstance(event, ApprovalRequested):  # (again, on resume: a new wait)
             key = (event.agent, event.invocation.id)
             self._decided.pop(key, None)
