@@ -85,6 +85,9 @@ class AgentConfig(ConfigModel):
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     role: str = ""
+    ask_conversation: Literal["fresh", "running"] = "fresh"
+    """When a teammate asks this member as a tool (``ask:NAME``, docs/teams.md): a fresh
+    conversation per call (calls run at once), or its running one (calls queue, in order)."""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM | LLMSpec
     tools: list[Annotated[Any, AfterValidator(_tool_or_name)]] = Field(default_factory=list)

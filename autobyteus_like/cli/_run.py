@@ -23,6 +23,7 @@ from autobyteus_like.cli._view import EventView, JsonView, RichView
 from autobyteus_like.errors import UnknownApprovalError, UsageError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
+from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tracing import Tracing, configure_tracing
 
 if TYPE_CHECKING:
@@ -172,8 +173,9 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
                 if detach_on_approval and waiting.only_people_left(event):
                     detached = True
                     break
-                if isinstance(event, ApprovalRequested) and not detach_on_approval:
-                    _decide(event, team, args, view)
+                if isinstance(asked := as_instance_event(event), ApprovalRequested) \
+                        and not detach_on_approval:  # (a callee's call too: by its address)
+                    _decide(asked, team, args, view)
                 elif isinstance(event, TeamQuiescent):
                     outcome = event
                     break

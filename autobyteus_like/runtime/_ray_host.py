@@ -94,6 +94,10 @@ class MemberHost:
             if budget is not None and self._team_usage is None:
                 self._team_usage = budget.team_usage(name)
             registry = ToolRegistry([_as_task(tool, ray_tasks) for tool in plain])
+            for tool in config.tools:  # a tool that runs agents here (a member as a tool)
+                if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
+                                               None)):
+                    in_host(self._team_usage, tracing, self._mails[config.name].session)
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(

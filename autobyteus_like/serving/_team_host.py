@@ -30,6 +30,7 @@ from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostE
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.serving._approval import ApprovalPolicy
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent, check_conversation_id
+from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tools._registry import (
     ToolLike,
     ToolRegistry,
@@ -196,9 +197,10 @@ class TeamHost:
                 quiet: TeamQuiescent | None = None
                 async for event in subscription:
                     await report(event)
-                    if isinstance(event, ApprovalRequested) and settle_approvals:
+                    if isinstance(asked := as_instance_event(event), ApprovalRequested) \
+                            and settle_approvals:  # (a callee's call too: by its address)
                         # off the event loop: a Ray team's answer may take a while
-                        await anyio.to_thread.run_sync(self._decide, team, event)
+                        await anyio.to_thread.run_sync(self._decide, team, asked)
                     elif isinstance(event, TeamQuiescent):
                         quiet = event
                         break

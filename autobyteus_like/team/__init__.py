@@ -7,12 +7,14 @@ from autobyteus_like.mail._events import MessageDelivered, TeamQuiescent
 from autobyteus_like.team._callers import CallerTurn
 from autobyteus_like.team._config import SEND_MESSAGE_TOOL, TeamConfig
 from autobyteus_like.team._conversations import check_conversation_id
+from autobyteus_like.team._member_tools import MemberCallEvent
 from autobyteus_like.team._team import AgentTeam
 
 __all__ = [
     "SEND_MESSAGE_TOOL",
     "AgentTeam",
     "CallerTurn",
+    "MemberCallEvent",
     "MessageDelivered",
     "TeamConfig",
     "TeamQuiescent",

@@ -32,6 +32,7 @@ from autobyteus_like.runtime._config import (
     lift_member_resources,
 )
 from autobyteus_like.team._handoffs import handoff_problems
+from autobyteus_like.team._member_tools import ASK_PREFIX, asked_member
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 from autobyteus_like.usage._limits import UsageLimits
 from autobyteus_like.usage._prices import PriceTable
@@ -99,6 +100,9 @@ class TeamConfig(ConfigModel):
     next_message_to: Literal["holder", "coordinator"] = "holder"
     """Whom the user's next message goes to after a handoff: the member holding the
     conversation, or the coordinator (who then holds it again)."""
+    # -- members as tools (issue 37): team/_member_tools.py --
+    ask_depth: int = Field(default=3, ge=1, le=20)
+    """How deep calls of members as tools (``ask:NAME``) may nest; a deeper one is refused."""
 
     @model_validator(mode="before")
     @classmethod
@@ -147,6 +151,10 @@ class TeamConfig(ConfigModel):
         listing = ", ".join(sorted(known))
         for i, member in enumerate(self.members):
             for j, item in enumerate(member.tools):
+                if (callee := asked_member(item)) is not None:
+                    problems += _ask_problems(f"members[{i}].tools[{j}]", member.name, callee,
+                                              self.members)
+                    continue
                 if not isinstance(item, str) or item.partition(".")[0] in namespaces:
                     continue
                 if any(mark in item for mark in "*?["):
@@ -195,6 +203,19 @@ class TeamConfig(ConfigModel):
         data = load_yaml(path)
         return cls.from_data(data, source=str(path), tools=tools,
                              folder=Path(path).resolve().parent)
+
+
+def _ask_problems(where: str, caller: str, callee: str, members: list[AgentConfig]
+                  ) -> list[str]:
+    """What is wrong with ``ask:CALLEE`` in ``caller``'s tools (nothing: [])."""
+    names = [member.name for member in members]
+    if callee == caller:
+        return [f"{where}: {caller!r} cannot ask itself ({ASK_PREFIX}{callee}); a member "
+                f"asks teammates: {', '.join(n for n in names if n != caller) or 'none'}"]
+    if callee not in names:
+        return [f"{where}: {ASK_PREFIX}{callee} names no member of the team "
+                f"(members: {', '.join(names)})"]
+    return []
 
 
 def _absent_builtin(name: str) -> str | None:

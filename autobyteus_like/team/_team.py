@@ -32,6 +32,7 @@ from autobyteus_like.team._callers import CallerQueue
 from autobyteus_like.team._config import TeamConfig
 from autobyteus_like.team._conversations import Conversations, check_conversation_id
 from autobyteus_like.team._handoffs import handoff_tools, user_recipient
+from autobyteus_like.team._member_tools import MemberCalls
 from autobyteus_like.team._roster import with_roster
 from autobyteus_like.team._session_work import TeamSessionWork
 from autobyteus_like.tools._registry import (
@@ -118,19 +119,23 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
                              parent_of=self.tracing.directory.get)
         """The team's mail: delivery, messages in flight, quiescence."""
         self._backend = open_backend(self.runtime, self.mail, config.member_resources)
+        self.member_calls = MemberCalls(  # members as tools (ask:NAME)
+            config.name, config.ask_depth, {m.name: m.role for m in config.members},
+            self._publisher, tools=tools, sources=sources, formats=formats, session=session,
+            tracing=self.tracing, team_usage=self._usage)
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
             handoffs = handoff_tools(config.members, member)  # transfer_to_<member> each
             self.agents[member.name] = self._backend.member(
-                effective.model_copy(update={
+                self.member_calls.wire(effective.model_copy(update={
                     "system_prompt": with_roster(config, member.name, effective.system_prompt),
                     "prices": effective.prices.merged_over(config.prices),
-                    "tools": [*effective.tools, *handoffs]}),
+                    "tools": [*effective.tools, *handoffs]})),
                 ToolRegistry(tools), sources, formats,
                 session=session, tracing=self.tracing, team_usage=self._usage,
             )
-        self.mail.members = self.agents
+        self.mail.members = self.member_calls.running = self.agents
         self.mail.handoff_history = {m.name: m.handoff_history for m in config.members}
 
     @classmethod
@@ -201,6 +206,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         try:
             for agent in self.agents.values():
                 agent.stop()
+            self.member_calls.stop()  # a fresh instance its caller's stop left
             self._backend.stop()
         finally:
             if self._sources_held:
@@ -230,6 +236,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.mail.restarting()
         try:
             self._usage.start_run()
+            self.member_calls.new_run()
             self._backend.new_run()
             for agent in self.agents.values():
                 agent.new_run(rewind=rewind, abandon=abandon)
@@ -305,7 +312,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
     def usage(self) -> UsageReport:
         """Tokens, calls and cost of this run (since start), of the session (every run), and
         of each member's run."""
-        return self._usage.report({name: agent.usage.run for name, agent in self.agents.items()})
+        return self._usage.report(self.member_calls.usage(  # a fresh instance: its callee's
+            {name: agent.usage.run for name, agent in self.agents.items()}))
 
     @property
     def usage_limit_error(self) -> UsageLimitExceededError | None:
@@ -385,7 +393,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
 
     def _member(self, name: str) -> Member:
         """The member of that name, or ``UnknownMemberError`` naming the members."""
-        member = self.agents.get(name)
+        member = self.agents.get(name) or self.member_calls.instance(name)  # callee@caller/call
         if member is None:
             raise UnknownMemberError(self.name, name, list(self.agents))
         return member

@@ -7,11 +7,14 @@ protocol has no event for (a call waiting for a person, a member's status, usage
 messages between members) is a ``CUSTOM`` event named ``autobyteus.*``. Every event names its
 member in ``metadata.member``; calls are numbered per member in the order the model wrote them,
 results carry the order in which they finished. A call's AG-UI id is ``member:id`` (two members
-may give their calls the same id); its own id is ``call_id`` in the ``CUSTOM`` events.
+may give their calls the same id); its own id is ``call_id`` in the ``CUSTOM`` events. A
+member answering a teammate's call as a tool (``ask:NAME``) speaks as the instance answering
+(``callee@caller/call`` for a fresh one), its events naming the call in ``metadata.parent``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -50,6 +53,7 @@ from autobyteus_like.events import (
     TurnCompleted,
 )
 from autobyteus_like.mail._events import MessageDelivered
+from autobyteus_like.team._member_tools import MemberCallEvent
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.usage._report import UsageReport
 
@@ -266,6 +270,19 @@ class AguiRun:
         return [self._custom("member_error", event.agent,
                              {"message": event.message, "type": event.error_type})]
 
+    def _nested(self, event: AgentEvent) -> list[BaseEvent]:
+        """A member answering a call as a tool: its events as those of the instance
+        answering (``member``), each naming the call it answers (``parent``, its wire id)
+        and the member (``callee``), so a page draws them under that call."""
+        assert isinstance(event, MemberCallEvent)
+        nested = {"parent": wire_id(event.agent, event.call_id), "callee": event.callee}
+        out = self.translate(dataclasses.replace(event.event, agent=event.member))
+        for item in out:
+            item.metadata = {**(item.metadata or {}), **nested}
+            if isinstance(item, CustomEvent) and isinstance(item.value, dict):
+                item.value = {**item.value, **nested}
+        return out
+
     def _call_custom(self, name: str, member: str, call_id: str,
                      value: dict[str, Any]) -> CustomEvent:
         return self._custom(name, member, {"tool_call_id": wire_id(member, call_id),
@@ -291,6 +308,7 @@ class AguiRun:
         MessageDelivered: _delivered,
         TurnCompleted: _turn_done,
         AgentErrorOccurred: _member_error,
+        MemberCallEvent: _nested,
     }
 
 

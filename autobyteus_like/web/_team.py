@@ -47,6 +47,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.serving._team_host import TeamHost
+from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tools._invocation import NEVER_STARTED
 from autobyteus_like.web._agui_events import PREFIX, AguiRun, wire_id
 from autobyteus_like.web._event_log import EventLog
@@ -182,6 +183,7 @@ class WebTeam:
                 for member in self.host.config.members]
 
     def _note(self, event: AgentEvent, run: str) -> None:
+        event = as_instance_event(event)  # a callee's call: decided by its address
         if isinstance(event, ApprovalRequested):  # (again, on resume: a new wait)
             key = (event.agent, event.invocation.id)
             self._decided.pop(key, None)
@@ -226,7 +228,8 @@ class WebTeam:
         already (saying how), does not wait, its run was stopped or ended, or the team did
         not take the decision (the call then stays undecided)."""
         names = [config.name for config in self.host.config.members]
-        if member not in names:
+        if member not in names and not any(  # a member answering a call as a tool
+                known == member for known, _ in (*self._waiting, *self._decided, *self._ended)):
             raise DecisionRefusedError(str(UnknownMemberError(self.host.config.name, member,
                                                               names)))
         key = (member, call_id)

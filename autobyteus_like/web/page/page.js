@@ -14,6 +14,7 @@
   const panels = new Map();     // member -> {entries, status, hidden, count}
   const messages = new Map();   // text message id -> text node
   const calls = new Map();      // the call's AG-UI id (member:id) -> call element
+  const nestedOf = new Map();   // a member answering a call as a tool -> {parent, callee}
   let drawing = false;
   let coordinator = "";
 
@@ -50,9 +51,13 @@
   function panel(member) {
     let p = panels.get(member);
     if (p) return p;
-    const root = el("section", "panel");
+    // a member answering a teammate's call as a tool: a panel inside that call's entry
+    const nested = nestedOf.get(member);
+    const host = nested && calls.get(nested.parent);
+    const root = el("section", host ? "panel nested" : "panel");
     root.dataset.member = member;
-    const head = el("h2", null, member);
+    if (host) root.dataset.parent = nested.parent;
+    const head = el(host ? "h3" : "h2", null, host ? nested.callee + " (asked as a tool)" : member);
     const role = el("span", "role");
     const status = el("span", "status", "idle");
     status.dataset.status = "idle";
@@ -61,7 +66,7 @@
     const hidden = el("div", "hidden-count");
     entries.append(hidden);
     root.append(head, entries);
-    $("members").append(root);
+    (host || $("members")).append(root);
     p = { root, entries, status, role, hidden, count: 0, dropped: 0 };
     panels.set(member, p);
     return p;
@@ -226,6 +231,9 @@
 
   function handle(event) {
     const member = (event.metadata && event.metadata.member) || null;
+    if (member && event.metadata.parent && !nestedOf.has(member)) {
+      nestedOf.set(member, { parent: event.metadata.parent, callee: event.metadata.callee || member });
+    }
     switch (event.type) {
       case "RUN_STARTED":
         runState("running"); $("answer").textContent = ""; $("unfinished").hidden = true; break;

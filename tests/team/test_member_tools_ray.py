@@ -1,0 +1,61 @@
+"""The same team with members as tools on Ray (the suite's one local cluster): a member asks
+another twice in parallel beside an ordinary call and a typed callee, and the results come
+back in invocation order, the typed answer as JSON. One fixed case: the
+orders are the property's business (test_member_tools_order.py, on the local runtime). The
+models run in the hosts, so the lead's last reply says what it was shown."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel
+
+from autobyteus_like import AgentTeam, tool
+from autobyteus_like.store import Session, open_store
+from tests.runtime.scripted_teams import call, calls, member, ray_runtime, team_config
+
+
+def echo(request) -> str:
+    return f"found: {request.messages[-1].content}"
+
+
+def what_it_was_shown(request) -> str:
+    """The results the request's last message shows, in order, as JSON."""
+    lines = request.messages[-1].content.splitlines()[1:]
+    return json.dumps([json.loads(line)["tool_result"]["content"] for line in lines])
+
+
+@tool
+def note(text: str) -> str:
+    """Note something."""
+    return f"noted {text}"
+
+
+class Verdict(BaseModel):
+    ok: bool
+
+
+def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray_cluster,
+                                                                               tmp_path):
+    # packed two to a host: the lead's callees' own hosts are elsewhere or the same one; a
+    # fresh instance runs beside its caller either way
+    lead = member("lead", [calls(call("ask_researcher", request="a?"), call("note", text="x"),
+                                 call("ask_researcher", request="b?"),
+                                 call("ask_judge", request="ok?")), what_it_was_shown],
+                  tools=["ask:researcher", "ask:judge", "note"])
+    researcher = member("researcher", [echo] * 4, tools=[])
+    judge = member("judge", [call("final_result", ok=True)], tools=[], output_type=Verdict)
+    config = team_config(lead, judge, researcher)
+    store = str(tmp_path / "sessions.db")
+    with AgentTeam(config, tools=[note], runtime=ray_runtime("ray-packed"),
+                   session=Session("s", store)) as team:
+        answer = team.run("go", timeout=60)
+    assert json.loads(answer) == ["found: a?", "noted x", "found: b?", {"ok": True}]
+    # each fresh callee kept its record in the team's store, from the caller's host
+    opened = open_store(store)
+    try:
+        records = sorted(info.name.split("/")[0] for info in opened.sessions()
+                         if info.name != "s")
+    finally:
+        opened.close()
+    assert records == ["s@judge@lead", "s@researcher@lead", "s@researcher@lead"]
