@@ -158,8 +158,7 @@ def _left_unfinished(store: str) -> None:
 
 
 @pytest.mark.parametrize(("store_url", "kind"), [  # each Ray kind on one store, in turn
-    ("sqlite", "local"), ("postgres", "local"), ("postgres", "ray"), ("sqlite", "ray-packed")],
-    indirect=["store_url"])
+    ("sqlite", "local"), ("postgres", "ray"), ("sqlite", "ray-packed")], indirect=["store_url"])
 def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url, kind):
     """A new driver on a session a Ray team left unfinished: a message first is refused
     (settle it first); ``abandon_unfinished`` ends the stored turn without going on with it
@@ -199,8 +198,7 @@ def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url
 
 
 @pytest.mark.parametrize(("store_url", "kind"), [
-    ("sqlite", "local"), ("postgres", "local"), ("postgres", "ray-packed")],
-    indirect=["store_url"])
+    ("sqlite", "local"), ("postgres", "ray-packed")], indirect=["store_url"])
 def test_what_a_driver_left_is_resumed_when_asked_as_locally(ray_cluster, runs, store_url,
                                                               kind):
     """The other way to settle it: ``resume`` goes on with the stored turn (the call that was
