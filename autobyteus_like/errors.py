@@ -373,8 +373,8 @@ class UsageLimitExceededError(AutobyteusLikeError):
         self.limit = limit
         self.allowed = allowed
         self.figure = figure
-        self.refused = refused
-        """A call limit: ``allowed`` calls were made and the next (``figure``-th) was not."""
+        self.refused = refused  # a call limit: ``allowed`` made, the next (figure-th) was not
+        self.detail = detail
         extra = f" ({detail})" if detail else ""
         if refused:
             super().__init__(f"usage limit {limit}={allowed} of {scope} reached: {allowed} "

@@ -26,6 +26,7 @@ __all__ = [
     "ApprovalGranted",
     "ApprovalRequested",
     "AssistantTextDelta",
+    "ConversationHandedOver",
     "ConversationReset",
     "LLMAdapted",
     "LLMChunkReceived",
@@ -280,3 +281,15 @@ class AgentStatusChanged(AgentEvent):
     """The agent's status changed."""
 
     status: AgentStatus
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConversationHandedOver(AgentEvent):
+    """A member handed the conversation over (``agent`` is the team's name): ``receiver``
+    holds it from now on and answers for the team (docs/handoffs.md)."""
+
+    sender: str
+    receiver: str
+    reason: str
+    invocation_id: str
+    """The sender's ``transfer_to_<receiver>`` call."""

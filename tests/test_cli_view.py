@@ -101,3 +101,25 @@ def test_the_live_view_shows_the_working_set_after_memory_advise():
              "cold": [{"path": "log.txt", "why": "done"}]}
     shown.show(ToolResultReceived(agent="worker", result=ToolResult.success(advice, state)))
     assert "worker working set: hot plan.md, api.md; cold log.txt" in out.getvalue()
+
+
+HANDOFF = json.dumps({"name": "transfer_to_billing", "arguments": {"reason": "a refund"}})
+
+
+def test_the_live_view_and_json_show_a_hand_over_and_the_receivers_answer(tmp_path, capsys):
+    path = tmp_path / "desk.yaml"
+    path.write_text(yaml.safe_dump({"name": "desk", "coordinator": "triage", "members": [
+        {"name": "triage", "tool_format": "json", "handoffs": ["billing"],
+         "llm": {"provider": "scripted", "responses": [HANDOFF]}},
+        {"name": "billing", "role": "handles money",
+         "llm": {"provider": "scripted", "responses": ["Refunded."]}}]}))
+    assert main(["run", str(path), "-m", "refund please"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "triage hands the conversation over to billing: a refund" in out
+    assert "Refunded." in out
+    assert main(["run", str(path), "-m", "refund please", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    [handed] = [line for line in lines if line["type"] == "ConversationHandedOver"]
+    assert (handed["sender"], handed["receiver"], handed["reason"]) == ("triage", "billing",
+                                                                        "a refund")
+    assert lines[-1]["answer"] == "Refunded." and lines[-1]["finished"] is True

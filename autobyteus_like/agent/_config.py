@@ -22,6 +22,7 @@ from autobyteus_like._config_problems import ConfigModel
 from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
+from autobyteus_like.history._handover import check_handoff_history
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.hooks._protocol import AgentHooks
 from autobyteus_like.llm._base import LLM
@@ -30,7 +31,7 @@ from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._registry import ToolRegistry, as_definition
-from autobyteus_like.tools._sandbox import SandboxPolicy
+from autobyteus_like.tools._sandbox import SandboxPolicy, default_sandbox
 from autobyteus_like.usage._limits import UsageLimits
 from autobyteus_like.usage._prices import PriceTable
 
@@ -133,7 +134,7 @@ class AgentConfig(ConfigModel):
     (the session writer, the usage meter, the spans): to watch, check or persist a turn. A
     tuple, checked once: the hooks are fixed when the config is made (one is not added to a
     running agent; a new config with it starts the next agent)."""
-    sandbox: SandboxPolicy = Field(default_factory=SandboxPolicy)
+    sandbox: SandboxPolicy = Field(default_factory=default_sandbox)
     """Where tools may touch files and how much they may read, write, print and run."""
     tool_sandboxes: dict[str, SandboxPolicy] = Field(default_factory=dict)
     """Per-tool overrides of ``sandbox``, by tool name."""
@@ -175,6 +176,13 @@ class AgentConfig(ConfigModel):
     history_processors: list[Callable[..., Any]] = Field(default_factory=list)
     """Functions over the message list run before each request (``keep_last_turns``,
     ``token_budget``, ``summarize_older``): they shape what is sent, never what is kept."""
+    # -- handoffs (issue 37; docs/handoffs.md) --
+    handoffs: list[str] = Field(default_factory=list)
+    """Members of its team this member may hand the conversation over to, each taught as a
+    ``transfer_to_<member>`` tool (the team checks the names)."""
+    handoff_history: Annotated[str, AfterValidator(check_handoff_history)] = "all"
+    """What of the conversation this member is given when one is handed over to it: ``all``,
+    ``user`` (only the user's messages) or ``last:N`` (the last N turns)."""
 
     _output: OutputSpec | None = PrivateAttr(default=None)
 

@@ -67,10 +67,13 @@ class AgentRequests(Generic[OutputT]):
         return typed_reply(reply, self.answer)
 
     def deliver(self, text: str | Sequence[str | ImageContent], *, sender: str | None = None,
-                mail_id: str | None = None, trace_parent: object | None = None) -> Future[str]:
+                mail_id: str | None = None, trace_parent: object | None = None,
+                history: Iterable[HistoryMessage] | None = None) -> Future[str]:
         """``send`` as a team's mail delivers a message: the future of the answer as it
-        travels between members (a typed agent's JSON text)."""
-        return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)[1]
+        travels between members (a typed agent's JSON text). ``history``: the conversation
+        to go on from (a handoff's), replacing this agent's first."""
+        return self._submit(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent,
+                            history=history)[1]
 
     def run(self, text: str | Sequence[str | ImageContent], timeout: float | None = None, *,
             history: Iterable[HistoryMessage] | None = None) -> OutputT:

@@ -36,8 +36,16 @@ def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tra
 
 
 def session_writer(session: Session, agent: str, snapshot: TurnSnapshot) -> AgentHooks:
-    """The hook through which ``agent`` writes its turns to ``session`` (after ``snapshot``)."""
+    """The hooks through which ``agent`` writes its turns to ``session`` (after ``snapshot``)
+    and records its model round trips there (``hooks/_round_trips.py``)."""
+    from autobyteus_like.hooks._composite import compose
+    from autobyteus_like.hooks._round_trips import ForkKeys, RoundTripRecorder
     from autobyteus_like.hooks._session_writer import SessionWriter
+    from autobyteus_like.store._fork import key_sessions
 
     session.claim_writer(agent)
-    return SessionWriter(session.store, session.name, agent, persisted=len(snapshot.messages))
+    copied = key_sessions(session.store, session.name).get(agent)  # a fork's copied calls
+    return compose([SessionWriter(session.store, session.name, agent,
+                                  persisted=len(snapshot.messages)),
+                    RoundTripRecorder(session.store, session.name, agent),
+                    ForkKeys(copied) if copied else None])

@@ -22,6 +22,10 @@ def turn_checks(config: AgentConfig) -> tuple[Any, ...]:
     """The checks of an agent with this config, in the order they are asked (each a
     ``handlers._context.TurnCheck``)."""
     checks: list[Any] = [EmptyAnswerCheck(config.empty_reply_nudge)]
+    if config.handoffs:  # first: a settled handoff ends the turn whatever the rest says
+        from autobyteus_like.handlers._handoff import HandoffCheck
+
+        checks.insert(0, HandoffCheck())
     choice = config.call_rules().choice
     if choice is not None and choice.forces_a_call and config.resolved_format() != NATIVE:
         checks.append(RequiredCallCheck(choice))  # a provider enforces it natively

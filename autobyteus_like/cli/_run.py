@@ -56,6 +56,8 @@ def add_run_command(commands: Any) -> None:
                           "its Ray hosts is bounded by their own startup_timeout_s and "
                           "start_timeout_s instead")
     add_session_options(run, "the run")
+    run.add_argument("--record", metavar="FILE", help="record the run (no --session) as a new "
+                     "session in the SQLite file FILE: `sessions export` makes it a test")
     run.add_argument("--fsync", action="store_true",
                      help="with a SQLite store: sync every commit to disk, so the session also "
                           "survives a power loss (slower; a process crash is survived without)")

@@ -129,6 +129,16 @@ class WaitingForPeople:
 def open_run_session(args: argparse.Namespace, config: TeamConfig) -> Session | None:
     """The session ``run --session`` names (None without it); a usage mistake is a
     ``UsageError``."""
+    record = getattr(args, "record", None)
+    if record is not None:  # a run without a session, recorded into a SQLite file
+        if args.session is not None or args.store is not None:
+            raise UsageError("--record FILE is a session of its own: give it, or --session "
+                             "(with --store), not both")
+        if args.message is None:
+            raise UsageError("--record needs --message")
+        args.session = time.strftime("run-%Y%m%d-%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+        args.store = record
+        _say(f"recording the run as session {args.session} in {record}", file=sys.stderr)
     if args.session is None:
         if args.message is None:
             raise UsageError("run needs --message (or --session NAME to resume a session)")
@@ -333,6 +343,9 @@ def add_session_commands(commands: Any) -> None:
     remove.add_argument("name")
     _store_options(remove)
     remove.set_defaults(handler=_remove)
+    from autobyteus_like.cli._session_tests import add_recording_commands
+
+    add_recording_commands(actions, _store_options, open_cli_store)
     for verdict in ("approve", "deny"):
         parser = commands.add_parser(
             verdict, help=f"{verdict} a call that waits for a person in a stopped session",

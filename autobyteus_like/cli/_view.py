@@ -21,6 +21,7 @@ from autobyteus_like.events import (
     AgentEvent,
     ApprovalRequested,
     AssistantTextDelta,
+    ConversationHandedOver,
     LLMAdapted,
     LLMModelSwitched,
     LLMRequestFailed,
@@ -64,7 +65,7 @@ class EventView:
         """Record one event (subclasses also display it)."""
         if isinstance(event, MessageDelivered):
             self.messages += 1
-        if isinstance(event, MessageDelivered | TeamQuiescent):
+        if isinstance(event, MessageDelivered | TeamQuiescent | ConversationHandedOver):
             return  # the team's own events: not an agent's
         counts = self.stats[event.agent]
         now = time.perf_counter()
@@ -261,6 +262,10 @@ class RichView(EventView):
         elif isinstance(event, MessageDelivered):
             self._say(event.sender or "user", "blue",
                       f"-> {escaped(event.recipient)}: {self._short(event.content, 120)}")
+        elif isinstance(event, ConversationHandedOver):
+            self._say(event.sender, "bold blue",
+                      f"hands the conversation over to {escaped(event.receiver)}: "
+                      f"{self._short(event.reason, 120)}")
         elif isinstance(event, TurnCompleted):
             if event.error:
                 self._say(agent, "bold red", f"turn failed: {self._short(event.error, 160)}")

@@ -27,7 +27,12 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.handlers._context import AgentContext, TurnState
-from autobyteus_like.handlers._turn_steps import advance, complete_turn, run_over
+from autobyteus_like.handlers._turn_steps import (
+    advance,
+    complete_turn,
+    run_over,
+    start_ready_calls,
+)
 from autobyteus_like.llm._finish_reasons import LENGTH
 from autobyteus_like.llm._messages import Message, NativeToolCall
 from autobyteus_like.parsers._json_scanner import load_json
@@ -87,6 +92,8 @@ class LLMResponseHandler:
             deferred, turn.deferred = turn.deferred, []
             for invocation in deferred:
                 ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
+            turn.schedule.close()  # a handoff waiting for the others may go once they settle
+            start_ready_calls(ctx)
             advance(ctx)
         elif isinstance(event, LLMRequestFailed):
             ctx.hooks.request_failed(turn, event)

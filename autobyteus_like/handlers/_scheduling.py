@@ -8,7 +8,9 @@ in.
 Policy: in parallel mode every ready call starts at once; a tool marked ``sequential`` is a
 barrier: it starts only when nothing runs, and nothing after it starts until it is done. In
 sequential mode every call is such a barrier (seed 000: "executed in order, one completes before
-the next starts").
+the next starts"). A handoff (``transfer_to_<member>``) runs last: only once the response is
+complete (``close``) and every other call of it has its result, approvals included; the first
+handoff of a response is ``first_handoff``.
 
 Every operation costs O(log n) in the number of calls (a response may hold thousands): ready
 calls wait in a heap by position, unfinished barriers in another (a finished one leaves it
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
+
+from autobyteus_like.tools._handoff import handoff_receiver
 
 if TYPE_CHECKING:
     from autobyteus_like.tools._definition import ToolDefinition
@@ -68,8 +72,8 @@ class Slot:
 class TurnSchedule:
     """The calls of one LLM response and the rule for running them."""
 
-    __slots__ = ("_awaiting", "_barriers", "_by_id", "_ready", "_running", "_running_barrier",
-                 "_sequential", "_slots", "_unfinished")
+    __slots__ = ("_awaiting", "_barriers", "_by_id", "_closed", "_last", "_ready", "_running",
+                 "_running_barrier", "_sequential", "_slots", "_unfinished", "first_handoff")
 
     def __init__(self, sequential: bool) -> None:
         self._sequential = sequential
@@ -81,9 +85,19 @@ class TurnSchedule:
         self._running_barrier = False
         self._awaiting = 0
         self._unfinished = 0
+        self._closed = False
+        self._last: Slot | None = None  # a ready handoff, waiting for the others to settle
+        self.first_handoff: Slot | None = None
+        """The response's first handoff call, in invocation order (the one that may win)."""
 
     def _is_barrier(self, slot: Slot) -> bool:
+        if handoff_receiver(slot.tool) is not None:
+            return False  # it runs last anyway
         return self._sequential or (slot.tool is not None and slot.tool.sequential)
+
+    def close(self) -> None:
+        """The response is complete: no call joins it any more."""
+        self._closed = True
 
     def add(self, invocation: ToolInvocation, tool: ToolDefinition | None) -> Slot:
         """Reserve the next result position for ``invocation`` (PENDING)."""
@@ -91,6 +105,8 @@ class TurnSchedule:
         self._slots.append(slot)
         self._by_id[invocation.id] = slot
         self._unfinished += 1
+        if self.first_handoff is None and handoff_receiver(tool) is not None:
+            self.first_handoff = slot
         if self._is_barrier(slot):
             heapq.heappush(self._barriers, slot.position)
         return slot
@@ -112,7 +128,10 @@ class TurnSchedule:
         elif slot.state is not SlotState.PENDING:
             return
         slot.state = SlotState.READY
-        heapq.heappush(self._ready, slot.position)
+        if handoff_receiver(slot.tool) is not None:
+            self._last = slot  # at most one gets here: a second one is refused first
+        else:
+            heapq.heappush(self._ready, slot.position)
 
     def _first_barrier(self) -> int:
         """The position of the first barrier not yet done (past the end if none)."""
@@ -123,6 +142,10 @@ class TurnSchedule:
 
     def startable(self) -> list[Slot]:
         """The ready calls that may start now, in invocation order, marked RUNNING."""
+        last = self._last
+        if last is not None and self._closed and self._unfinished == 1:
+            self._last = None  # every other call has its result: the handoff goes now
+            return [self._run(last)]
         if self._running_barrier or not self._ready:
             return []
         ready, slots = self._ready, self._slots
@@ -153,6 +176,8 @@ class TurnSchedule:
                 self._running_barrier = False
         elif slot.state is SlotState.AWAITING_APPROVAL:
             self._awaiting -= 1
+        elif slot.state is SlotState.READY and slot is self._last:
+            self._last = None
         elif slot.state is SlotState.READY:  # a result before it ran: it must not start now
             self._ready.remove(slot.position)
             heapq.heapify(self._ready)

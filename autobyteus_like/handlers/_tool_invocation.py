@@ -16,6 +16,7 @@ from autobyteus_like.handlers._context import AgentContext
 from autobyteus_like.handlers._scheduling import Slot, SlotState
 from autobyteus_like.handlers._turn_steps import run_over, start_ready_calls
 from autobyteus_like.tools._approval import waits_for_approval
+from autobyteus_like.tools._handoff import handoff_receiver
 from autobyteus_like.tools._invocation import ErrorCode, ToolResult
 
 __all__ = ["ToolInvocationHandler"]
@@ -49,6 +50,14 @@ class ToolInvocationHandler:
         except ToolArgumentError as exc:
             self._fail(ctx, slot, ErrorCode.INVALID_ARGS, str(exc),
                        "fix the arguments to match the tool's schema and call it again")
+            return
+        first = turn.schedule.first_handoff
+        if first is not None and first is not slot and handoff_receiver(slot.tool) is not None:
+            self._fail(ctx, slot, ErrorCode.PERMISSION_DENIED,
+                       f"only one handoff per response: this response hands the conversation "
+                       f"over with its first one, {first.invocation.name} "
+                       f"({first.invocation.id}); this one was not made",
+                       "hand over once; the member it goes to can hand it on", recoverable=False)
             return
         config = ctx.config
         if config.require_why and not (call.why and call.why.strip()):

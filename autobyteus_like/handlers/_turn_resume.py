@@ -95,6 +95,7 @@ def resumed_turn(snapshot: TurnSnapshot, reply: Future[str] | None, tools: ToolR
         else:
             slot.approved = call.state in (CallState.APPROVED, CallState.RUNNING)
             resumed.pending.append(invocation)
+    turn.schedule.close()
     return resumed
 
 

@@ -295,7 +295,8 @@ def _follow(ctx: AgentContext, verdict: TurnVerdict) -> None:
         turn = ctx.turn
         if turn is not None and len(turn.schedule):  # no call without its result (stored
             _add_results(ctx, turn.schedule)         # with the turn's end)
-        complete_turn(ctx, verdict.answer)
+        finish = verdict.finish
+        complete_turn(ctx, verdict.answer if finish is None else finish(ctx.messages))
     else:
         ctx.messages.append(Message("user", verdict.note or ""))
         request_llm(ctx)

@@ -9,9 +9,14 @@ per-tool retry budget are such checks; the turn machine knows only this shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from autobyteus_like.errors import AgentTurnError
+
+if TYPE_CHECKING:
+    from autobyteus_like.llm._messages import Message
 
 __all__ = ["TurnVerdict"]
 
@@ -24,4 +29,7 @@ class TurnVerdict:
     answer: str | None = None
     failure: AgentTurnError | None = None
     note: str | None = None
+    finish: Callable[[Sequence[Message]], str] | None = None
+    """With ``answer``: makes the answer from the conversation as the turn ends (every
+    result added), e.g. a handoff's ``HandedOver``."""
 

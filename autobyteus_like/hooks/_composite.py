@@ -106,7 +106,8 @@ def _release(hooks: Sequence[AgentHooks], turn: TurnView, kind: CallKind) -> Non
 def compose(hooks: Sequence[AgentHooks | None]) -> AgentHooks:
     """One hooks object for ``hooks`` (None entries skipped): the only one as it is, a
     composite of several, or the no-op ``AgentHooks`` for none."""
-    present = [hook for hook in hooks if hook is not None]
+    present = [inner for hook in hooks if hook is not None  # a composite's own, flat
+               for inner in (hook.hooks if isinstance(hook, CompositeHooks) else (hook,))]
     if not present:
         return AgentHooks()
     if len(present) == 1:

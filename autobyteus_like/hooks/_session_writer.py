@@ -22,8 +22,16 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.errors import StoreError
+from autobyteus_like.history._handover import handoff_mail_id, handoff_note
 from autobyteus_like.hooks._protocol import AgentHooks, CallView, TurnView
-from autobyteus_like.store._records import CallRecord, CallState, MailState, TurnRecord
+from autobyteus_like.store._records import (
+    CallRecord,
+    CallState,
+    MailRecord,
+    MailState,
+    TurnRecord,
+)
+from autobyteus_like.tools._handoff import handoff_receiver
 from autobyteus_like.tools._invocation import ErrorCode, ToolResult
 
 if TYPE_CHECKING:
@@ -151,7 +159,13 @@ class SessionWriter(AgentHooks):
             if not turn.response_done:  # stored with the response when it completes
                 return
             assert call.result is not None
-            self._set(turn, call, result_state(call.result), call.result)
+            receiver = handoff_receiver(call.tool)
+            if receiver is None or call.result.error is not None:
+                self._set(turn, call, result_state(call.result), call.result)
+                return
+            with self.store.transaction():  # a handoff: recorded with its receiver, or not
+                self._set(turn, call, result_state(call.result), call.result)
+                self._hand_over(call, receiver)
 
     def turn_ended(self, turn: TurnView, messages: Sequence[Message], answer: str,
                    error: str | None) -> None:
@@ -193,6 +207,18 @@ class SessionWriter(AgentHooks):
             request_no=turn.request_no, position=call.position, name=invocation.name,
             arguments=invocation.arguments, why=invocation.why, state=state,
             result=None if result is None else result.model_dump(mode="json"))
+
+    def _hand_over(self, call: CallView, receiver: str) -> None:
+        """The receiver holds the conversation now, and the message that gives it to it is
+        stored (delivered once, by the team or on resume)."""
+        invocation = call.invocation
+        seq = max((mail.seq for mail in self.store.mail(self.session)), default=0) + 1
+        self.store.set_holder(self.session, receiver)
+        self.store.queue_mail(self.session, MailRecord(
+            mail_id=handoff_mail_id(self.agent, invocation.id), seq=seq, sender=self.agent,
+            recipient=receiver, content=handoff_note(self.agent,
+                                                     str(invocation.arguments.get("reason", ""))),
+            state=MailState.QUEUED))
 
     def _set(self, turn: TurnView, call: CallView, state: CallState,
              result: ToolResult | None = None) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._fallback import DEFAULT_FALLBACK_ON, FallbackLLM, FallbackReason
-from autobyteus_like.llm._messages import TokenUsage
+from autobyteus_like.llm._messages import NativeToolCall, TokenUsage
 from autobyteus_like.llm._providers import LLMProvider
 from autobyteus_like.llm._scripted import ScriptedLLM, ScriptedReply
 
@@ -26,18 +27,43 @@ class _ProviderSettings(TypedDict):
     max_retries: int
 
 
-class ScriptedResponseSpec(BaseModel):
-    """A scripted reply with the token usage it reports."""
+class ScriptedCallSpec(BaseModel):
+    """A native tool call of a scripted reply, as a provider's decoder hands it over: its id,
+    the tool's name and the arguments as JSON text (or a mapping, written as JSON)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    text: str
+    id: str | None = None
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+
+    def call(self) -> NativeToolCall:
+        """The call a ``ScriptedLLM`` streams."""
+        arguments = self.arguments if isinstance(self.arguments, str) else json.dumps(
+            self.arguments)
+        return NativeToolCall(self.id, self.name, arguments)
+
+
+class ScriptedResponseSpec(BaseModel):
+    """A scripted reply as a model wrote it: its text, its native calls with their ids, the
+    token usage it reports and its finish reason (a recorded reply, exported as a test)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = ""
+    tool_calls: list[ScriptedCallSpec] = Field(default_factory=list)
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+    cached_input_tokens: int | None = Field(default=None, ge=0)
+    finish_reason: str | None = None
 
     def reply(self) -> ScriptedReply:
         """The reply a ``ScriptedLLM`` streams."""
-        return ScriptedReply(self.text, usage=TokenUsage(self.input_tokens, self.output_tokens))
+        return ScriptedReply(self.text, tuple(call.call() for call in self.tool_calls),
+                             finish_reason=self.finish_reason,
+                             usage=TokenUsage(self.input_tokens, self.output_tokens,
+                                              self.reasoning_tokens, self.cached_input_tokens))
 
 
 class LLMSpec(BaseModel):
@@ -57,8 +83,9 @@ class LLMSpec(BaseModel):
         "anthropic", "gemini",
     ]
     responses: list[str | ScriptedResponseSpec] = Field(default_factory=list)
-    """A scripted model's replies: text, or ``{text, input_tokens, output_tokens}`` to have the
-    reply report token usage (for sums, costs and token limits offline)."""
+    """A scripted model's replies: text, or ``{text, tool_calls, input_tokens, output_tokens,
+    finish_reason}`` to have the reply hold native calls (``{id, name, arguments}``) and report
+    token usage (for sums, costs and token limits offline)."""
     chunk_size: int | tuple[int, int] | None = None
     seed: int = 0
     imitates: LLMProvider = LLMProvider.SCRIPTED

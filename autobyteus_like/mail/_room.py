@@ -7,6 +7,10 @@ reply future's callback). ``send_message_to`` delivers before its own turn can e
 only reaches zero when the whole team is quiet; then ``TeamQuiescent`` is published with the
 coordinator's answer. A failed turn tells the member that wrote the message, once (a notice that
 fails is not answered by another).
+
+A turn that ends handing the conversation over (its answer a ``HandedOver``) gives it to the
+receiver (``hand_over``): from then on the receiver holds the conversation (``holder``) and
+its answer is the team's.
 """
 
 from __future__ import annotations
@@ -25,10 +29,20 @@ from autobyteus_like.errors import (
     ToolFailure,
     UsageLimitExceededError,
 )
+from autobyteus_like.events import ConversationHandedOver
+from autobyteus_like.history._handover import (
+    HandedOver,
+    handed_history,
+    handoff_mail_id,
+    handoff_note,
+)
 from autobyteus_like.mail._events import MessageDelivered, TeamQuiescent
 from autobyteus_like.mail._messaging import check_recipient
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from autobyteus_like.history._messages import HistoryMessage
     from autobyteus_like.store._session import Session
 
 __all__ = ["MailRoom", "Mailbox"]
@@ -41,7 +55,8 @@ class Mailbox(Protocol):
     """A member as the mail room sees it: something a message can be sent to."""
 
     def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-                trace_parent: object | None = None) -> Future[str]: ...
+                trace_parent: object | None = None,
+                history: Sequence[HistoryMessage] | None = None) -> Future[str]: ...
 
 
 class MailRoom:
@@ -69,6 +84,12 @@ class MailRoom:
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
         self._mail_seq = 0
+        self.holder = coordinator
+        """Who holds the conversation: the coordinator until a handoff gives it another."""
+        self.run_holder = coordinator
+        """Who held it as the current run began (a rewound run gives it back)."""
+        self.handoff_history: Mapping[str, str] = {}
+        """Per member, what of a conversation handed to it it is given (``handed_history``)."""
 
     # -- delivery ----------------------------------------------------------------------------
 
@@ -93,18 +114,23 @@ class MailRoom:
     def send(
         self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
         mail_id: str | None = None, new_mail_id: str | None = None,
-        parent: object | None = None,
+        parent: object | None = None, history: Sequence[HistoryMessage] | None = None,
     ) -> Future[str]:
         """Deliver a message: ``mail_id`` one already stored, else a new one (stored first,
-        as ``new_mail_id`` when given)."""
+        as ``new_mail_id`` when given); ``history``: a handed-over conversation."""
         self._before_send()
         if mail_id is None:  # stored before it is delivered
             mail_id = self._queue(recipient, content, sender, new_mail_id)
         with self._lock:
             self._in_flight += 1
         try:
-            reply = self.members[recipient].deliver(content, sender=sender, mail_id=mail_id,
-                                                    trace_parent=parent)
+            if history is None:
+                reply = self.members[recipient].deliver(content, sender=sender,
+                                                        mail_id=mail_id, trace_parent=parent)
+            else:
+                reply = self.members[recipient].deliver(content, sender=sender,
+                                                        mail_id=mail_id, trace_parent=parent,
+                                                        history=history)
         except AgentStoppedError:
             self._finished()
             raise
@@ -167,6 +193,9 @@ class MailRoom:
                 self._errors.pop(member, None)
             else:
                 self._errors[member] = error
+        answer = None if error is not None else reply.result()
+        if isinstance(answer, HandedOver) and not stopping:
+            self.hand_over(answer)
         ended = isinstance(error, UsageLimitExceededError)  # the whole run ended: no notice
         if (error is not None and sender is not None and not stopping and not error_reply
                 and not ended):
@@ -182,11 +211,40 @@ class MailRoom:
             quiet = self._in_flight == 0
             if quiet:
                 self._lock.notify_all()
-            answer = self._answers.get(self.coordinator, "")
-            error = self._errors.get(self.coordinator)
+            answer = self._answers.get(self.holder, "")
+            error = self._errors.get(self.holder)
         if quiet:
             self._publisher.publish(TeamQuiescent(
                 agent=self.name, answer=answer, error=None if error is None else str(error)))
+
+    # -- handoffs ------------------------------------------------------------------------------
+
+    def hand_over(self, handed: HandedOver, history: Sequence[HistoryMessage] | None = None,
+                  note: str | None = None) -> None:
+        """Give the conversation ``handed`` carries to its receiver (its ``handoff_history``
+        of it, or ``history``), which holds it from now on. With a session, its message was
+        stored with the handoff call's result (the receiver with it): delivered under that
+        id, once (``note``: its text as stored)."""
+        receiver, sender = handed.receiver, handed.sender
+        with self._lock:
+            self.holder = receiver
+            self._answers.pop(receiver, None)  # its answer to come is the team's
+        self._publisher.publish(ConversationHandedOver(
+            agent=self.name, sender=sender, receiver=receiver, reason=handed.reason,
+            invocation_id=handed.invocation_id))
+        given = history if history is not None else handed_history(
+            handed.history, self.handoff_history.get(receiver, "all"))
+        mail_id = handoff_mail_id(sender, handed.invocation_id)
+        session = self.session
+        stored = session is not None and session.has_mail(mail_id)
+        try:
+            self.send(receiver, note or handoff_note(sender, handed.reason), sender,
+                      mail_id=mail_id if stored else None,
+                      new_mail_id=None if stored else mail_id, history=given,
+                      parent=self._parent_of(sender, handed.invocation_id))
+        except (AgentStoppedError, StoreError) as exc:  # the receiver is gone: the run fails
+            with self._lock:
+                self._errors[receiver] = exc
 
     # -- quiescence --------------------------------------------------------------------------
 
@@ -211,6 +269,7 @@ class MailRoom:
         """The members run again: a new run, nothing in flight."""
         with self._lock:
             self._stopping = self._stopped_busy = False
+            self.run_holder = self.holder
             self._in_flight = 0
             self._answers.clear()
             self._errors.clear()
@@ -235,4 +294,4 @@ class MailRoom:
                 raise TimeoutError(f"team {self.name!r} was still busy after {timeout} s")
             if self._stopped_busy:  # an answer given before the stop was not the final one
                 raise AgentStoppedError(f"team {self.name!r} stopped before the run finished")
-            return self._answers.get(self.coordinator, ""), self._errors.get(self.coordinator)
+            return self._answers.get(self.holder, ""), self._errors.get(self.holder)

@@ -16,6 +16,7 @@ from autobyteus_like.agent._agent import ResumedTurn
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._subscription import EventSubscription
 from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.tools._registry import ToolRegistry, ToolSource
 from autobyteus_like.usage import UsageReport
 
@@ -39,8 +40,10 @@ class Member(Protocol):
              trace_parent: object | None = None) -> Future[Any]: ...
 
     def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-                trace_parent: object | None = None) -> Future[str]:
-        """``send`` for the team's mail: the answer as it travels (a typed one as JSON)."""
+                trace_parent: object | None = None,
+                history: Sequence[HistoryMessage] | None = None) -> Future[str]:
+        """``send`` for the team's mail: the answer as it travels (a typed one as JSON);
+        ``history``: a handed-over conversation to go on from."""
 
     def events(self, into: EventSubscription | None = None) -> EventSubscription: ...
 

@@ -30,6 +30,7 @@ from autobyteus_like.agent._subscription import AsyncEventSubscription, EventPub
 from autobyteus_like.errors import MemberStartFailed, UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
+from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.mail._messaging import send_message_tool
 from autobyteus_like.runtime import _portable as portable
 from autobyteus_like.runtime._ray_records import RunBegan, TurnEnded
@@ -178,26 +179,28 @@ class MemberHost:
 
     async def receive(self, member: str, message_id: str, content: str,
                       sender: str | None, mail_id: str | None = None,
-                      trace_parent: dict[str, str] | None = None) -> str:
+                      trace_parent: dict[str, str] | None = None,
+                      history: list[HistoryMessage] | None = None) -> str:
         """Put a message in ``member``'s mailbox; its turn's end is reported as ``TurnEnded``.
         Returns the incarnation that took it. A stored message (``mail_id``) is taken once
         (a sender's call that runs again offers it again). ``trace_parent``: the W3C trace
         context of the sender's span (its turn here is a child of it)."""
         self._on_loop()
         incarnation = self._take(member, message_id, content, sender, mail_id,
-                                 parent_from(trace_parent))
+                                 parent_from(trace_parent), history)
         with self._counting:
             self._taken["across"] += 1
         return incarnation
 
     def _take(self, member: str, message_id: str, content: str, sender: str | None,
-              mail_id: str | None = None, trace_parent: Any = None) -> str:
+              mail_id: str | None = None, trace_parent: Any = None,
+              history: list[HistoryMessage] | None = None) -> str:
         """``receive``'s work, also called straight from a tool thread of this process for a
         message between two of its members (``trace_parent``: the sender's span context)."""
         if mail_id is not None and not self._mails[member].take(mail_id):
             return self.incarnation  # taken before: its turn's end is reported once
         reply = self._agents[member].deliver(content, sender=sender, mail_id=mail_id,
-                                             trace_parent=trace_parent)
+                                             trace_parent=trace_parent, history=history)
         if sender in self._agents:
             with self._counting:
                 self._taken["within"] += 1
@@ -212,8 +215,8 @@ class MemberHost:
         else:
             limit = None
             if isinstance(error, UsageLimitExceededError):
-                limit = (error.scope, error.limit, str(error.allowed), str(error.figure),
-                         str(getattr(error, "detail", "") or ""))
+                limit = (error.scope, error.limit, error.allowed, error.figure, error.detail,
+                         error.refused)
             self._report(TurnEnded(agent=member, message_id=message_id,
                                    error=getattr(error, "message", None) or str(error),
                                    limit=limit))

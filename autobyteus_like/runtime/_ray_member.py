@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -29,6 +30,7 @@ from autobyteus_like.errors import (
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent
+from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.runtime import _portable as portable
 from autobyteus_like.runtime._ray_link import HostLink
@@ -202,7 +204,8 @@ class RemoteMember:
         return reply if spec is None else typed_reply(reply, spec.value)
 
     def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-                trace_parent: object | None = None) -> Future[str]:
+                trace_parent: object | None = None,
+                history: Sequence[HistoryMessage] | None = None) -> Future[str]:
         """Deliver to the member's host; a stored message (``mail_id``, with a session) is
         owed under its mail id, which a restarted host answers under too. With tracing, the
         turn there is a child of ``trace_parent`` (else of the caller's current span)."""
@@ -216,7 +219,8 @@ class RemoteMember:
         try:
             incarnation = ray.get(
                 self.handle.receive.remote(self.name, message_id, text, sender, mail_id,
-                                           carrier_of(parent)),
+                                           carrier_of(parent),
+                                           None if history is None else list(history)),
                 timeout=self._timeout_s)
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             self._pending.take(message_id)
@@ -336,8 +340,9 @@ def _settle(reply: Future[str], member: str, record: TurnEnded
             ) -> UsageLimitExceededError | None:
     """The reply as a local member gives it: a crossed limit is the same error (returned)."""
     if record.limit is not None and not reply.done():
-        scope, limit, allowed, figure, detail = record.limit
-        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail)
+        scope, limit, allowed, figure, detail, refused = record.limit
+        error = UsageLimitExceededError(scope, limit, allowed, figure, detail=detail,
+                                        refused=refused)
         reply.set_exception(error)
         return error
     settle(reply, member, record.answer, record.error)

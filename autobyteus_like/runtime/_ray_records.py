@@ -30,9 +30,10 @@ class TurnEnded(AgentEvent):
     message_id: str
     answer: str = ""
     error: str | None = None
-    limit: tuple[str, str, str, str, str] | None = None
-    """When a usage limit ended the turn: its scope, name, value, figure reached and detail,
-    so the driver raises the same ``UsageLimitExceededError`` as a local member."""
+    limit: tuple[str, str, object, object, str, bool] | None = None
+    """When a usage limit ended the turn: its scope, name, value, figure reached, detail and
+    whether a call was refused, so the driver raises the very ``UsageLimitExceededError`` a
+    local member raises (same message, same attributes)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

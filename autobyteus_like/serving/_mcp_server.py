@@ -67,10 +67,9 @@ class AskRecord:
 
 
 def _ask_tool(host: TeamHost, member: str | None, transcript: AskRecord) -> Any:
-    who = member or host.config.coordinator
-
     async def ask(message: Message, ctx: Context) -> str:
         steps = 0
+        who = member or host.team.mail.holder  # (the coordinator until a handoff)
 
         async def report(event: AgentEvent) -> None:
             nonlocal steps
@@ -88,7 +87,7 @@ def _ask_tool(host: TeamHost, member: str | None, transcript: AskRecord) -> Any:
         except anyio.get_cancelled_exc_class():
             transcript.add("cancelled", who, "the client cancelled the ask")
             raise
-        transcript.add("answered", who, answer)
+        transcript.add("answered", member or host.team.mail.holder, answer)
         return answer
 
     return ask

@@ -213,10 +213,10 @@ class TeamHost:
             turn.release()
         if quiet is None:
             raise AgentTurnError(member or self.config.coordinator, "the team stopped")
-        if member is None:
-            if quiet.error is not None:  # said of the coordinator already: named once
-                prefix = f"agent {self.config.coordinator!r}: "
-                raise AgentTurnError(self.config.coordinator, quiet.error.removeprefix(prefix))
+        if member is None:  # the answer of whoever holds the conversation (docs/handoffs.md)
+            if quiet.error is not None:  # said of that member already: named once
+                holder = team.mail.holder
+                raise AgentTurnError(holder, quiet.error.removeprefix(f"agent {holder!r}: "))
             return quiet.answer
         return replies[0].result(timeout=0)  # settled: the team is quiet
 
@@ -231,11 +231,12 @@ class TeamHost:
         replies.append(team.send(message, to=member))
 
     def answer_value(self, answer: str) -> Any:
-        """The coordinator's answer as JSON holds it: the value a typed coordinator answered
-        (its answer travels as JSON text), else the text itself."""
-        coordinator = next(member for member in self.config.members
-                           if member.name == self.config.coordinator)
-        if coordinator.output_spec() is None:
+        """The team's answer as JSON holds it: the value a typed member holding the
+        conversation (the coordinator until a handoff) answered (its answer travels as JSON
+        text), else the text itself."""
+        holder = next(member for member in self.config.members
+                      if member.name == self.team.mail.holder)
+        if holder.output_spec() is None:
             return answer
         try:
             return json.loads(answer)

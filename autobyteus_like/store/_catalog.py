@@ -13,7 +13,9 @@ __all__ = ["Catalog"]
 
 _COLUMNS = ("name, team, fingerprint, created_ms, updated_ms, status, owner, lease_until_ms, "
             "config, generation")
-_TABLES = ("mail", "calls", "turns", "messages", "agents", "usage", "sessions")
+_TABLES = ("mail", "calls", "turns", "messages", "agents", "usage", "recorded_requests",
+           "recorded_responses", "recorded_tools", "session_origins", "sessions")
+"""A session's rows (``recording_blobs`` are shared by content between sessions: kept)."""
 
 
 class Catalog:
@@ -27,6 +29,17 @@ class Catalog:
         self._tx.write(name, lambda database: database.execute(
             "UPDATE sessions SET status = ?, updated_ms = ? WHERE name = ?",
             (status, now_ms(), name)))
+
+    def set_holder(self, name: str, holder: str | None) -> None:
+        """Record who holds the session's conversation (None: its coordinator)."""
+        self._tx.write(name, lambda database: database.execute(
+            "UPDATE sessions SET holder = ?, updated_ms = ? WHERE name = ?",
+            (holder, now_ms(), name)))
+
+    def holder(self, name: str) -> str | None:
+        """Who holds the session's conversation since a handoff (None: its coordinator)."""
+        rows = self._tx.rows("SELECT holder FROM sessions WHERE name = ?", name)
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
 
     def session(self, name: str) -> SessionInfo | None:
         """The session of that name, if any."""

@@ -105,6 +105,43 @@ MIGRATIONS: list[list[str]] = [
         # NULL: the coordinator; issue 37)
         "ALTER TABLE sessions ADD COLUMN holder TEXT",
     ],
+    [  # 4 -> 5: recordings (issue 38): recorded_requests and recorded_responses (each
+        # member's LLM round trips), recording_blobs (their parts, content-addressed),
+        # recorded_tools (the tools' definitions), session_origins (a fork's origin);
+        # store/_recordings.py, store/_fork.py
+        """CREATE TABLE recording_blobs (
+            digest TEXT PRIMARY KEY,
+            data TEXT NOT NULL
+        )""",
+        """CREATE TABLE recorded_requests (
+            session TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            turn_id INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (session, agent, seq)
+        )""",
+        """CREATE TABLE recorded_responses (
+            session TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            turn_id INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (session, agent, seq)
+        )""",
+        """CREATE TABLE recorded_tools (
+            session TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            name TEXT NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (session, agent, name)
+        )""",
+        """CREATE TABLE session_origins (
+            session TEXT PRIMARY KEY,
+            origin TEXT NOT NULL,
+            data TEXT NOT NULL
+        )""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -80,6 +80,24 @@ class Session:
         same store (the default conversation's record is this one)."""
         return Session(f"{self.name}@{conversation}", self.store, durability=self.durability)
 
+    def fork(self, at: int, name: str | None = None, *, member: str | None = None
+             ) -> Session:
+        """A new session holding this one's conversation, calls, mail and recordings up to
+        turn ``at`` (the team's user messages counted from 1; with ``member``, that member's
+        own turns), in the same store; this one is untouched, and its lease neither taken
+        nor waited for (a running session is forked at its last committed point). ``name``:
+        the fork's (default ``NAME.forkAT``, numbered when taken)."""
+        from autobyteus_like.store._fork import fork_session
+
+        if name is None:
+            name = f"{self.name}.fork{at}"
+            number = 2
+            while self.store.session(name) is not None:
+                name = f"{self.name}.fork{at}-{number}"
+                number += 1
+        fork_session(self.store, self.name, at, name, member)
+        return Session(name, self.store, durability=self.durability)
+
     def hold(self, team: str, members: Mapping[str, Sequence[str]]) -> None:
         """Take the session for this process (creating it if new). A session that exists must
         be the same team, with every member and tool it used still there (``ConfigError``
@@ -162,6 +180,10 @@ class Session:
     def saved_usage(self, run: str = "team") -> dict[str, Any] | None:
         """What the run had spent when its last process stopped (None: nothing stored)."""
         return self.store.usage(self.name, run)
+
+    def holder(self) -> str | None:
+        """Who holds the conversation since a handoff (None: the coordinator)."""
+        return self.store.holder(self.name)
 
     def last_mail_seq(self) -> int:
         """The sequence number of the session's last stored message (0: none)."""

@@ -29,6 +29,7 @@ from autobyteus_like.store._database import (
 from autobyteus_like.store._history import Histories
 from autobyteus_like.store._leases import Leases, process_owner
 from autobyteus_like.store._mail import MailTable
+from autobyteus_like.store._recordings import Recordings
 from autobyteus_like.store._records import SessionInfo
 from autobyteus_like.store._run_usage import RunUsage
 from autobyteus_like.store._schema import migrate
@@ -63,6 +64,7 @@ class SessionStore:
         self.calls_table = Calls(self.transactions)
         self.mail_table = MailTable(self.transactions)
         self.run_usage = RunUsage(self.transactions)
+        self.recordings = Recordings(self.transactions)
         # leases
         self.renew = self.leases.renew
         self.release = self.leases.release
@@ -73,6 +75,8 @@ class SessionStore:
         self.set_status = self.catalog.set_status
         self.delete = self.catalog.delete
         self.standing = self.catalog.standing
+        self.set_holder = self.catalog.set_holder
+        self.holder = self.catalog.holder
         # histories
         self.append_messages = self.histories.append_messages
         self.reset_history = self.histories.reset_history

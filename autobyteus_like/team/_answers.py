@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
     from autobyteus_like.mail._events import TeamQuiescent
+    from autobyteus_like.mail._room import MailRoom
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.team._config import TeamConfig
 
@@ -37,6 +38,7 @@ class TeamAnswers:
     agents: dict[str, Member]
     _publisher: EventPublisher
     _callers: CallerQueue
+    mail: MailRoom
 
     if TYPE_CHECKING:  # AgentTeam's own
         def send(self, message: str, *, to: str | None = None,
@@ -124,7 +126,9 @@ class TeamAnswers:
         coordinator's text as it arrives, ``s.events()`` every member's events until the team
         is quiet, ``s.result()`` the coordinator's answer."""
         team = self.conversation(conversation)
-        return TeamStream(team.config.coordinator, team.caller_turn, team.events,
+        speaker = (team.config.coordinator if team.config.next_message_to == "coordinator"
+                   else team.mail.holder)  # whom the message goes to
+        return TeamStream(speaker, team.caller_turn, team.events,
                           lambda: team.send(message), team._typed)
 
     def astream(self, message: str, *, conversation: str | None = None) -> AsyncTeamStream:
@@ -139,8 +143,9 @@ class TeamAnswers:
         return self._typed(self._wait_answer(timeout))
 
     def _typed(self, answer: str) -> Any:
-        """The coordinator's answer as its output type (its answer travels as JSON text)."""
-        spec = self.agents[self.config.coordinator].config.output_spec()
+        """The answer as its member's output type (it travels as JSON text): the member
+        holding the conversation (the coordinator until a handoff)."""
+        spec = self.agents[self.mail.holder].config.output_spec()
         return answer if spec is None else spec.value(answer)
 
     def aevents(self, *, conversation: str | None = None) -> AsyncIterator[Any]:

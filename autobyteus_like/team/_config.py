@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -31,6 +31,7 @@ from autobyteus_like.runtime._config import (
     RuntimeConfig,
     lift_member_resources,
 )
+from autobyteus_like.team._handoffs import handoff_problems
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 from autobyteus_like.usage._limits import UsageLimits
 from autobyteus_like.usage._prices import PriceTable
@@ -94,6 +95,10 @@ class TeamConfig(ConfigModel):
     runtime: RuntimeConfig = Field(default_factory=LocalRuntime)
     member_resources: dict[str, MemberResources] = Field(default_factory=dict)
     """Per member, what it needs of a Ray node (``resources:`` under a member in YAML)."""
+    # -- handoffs (issue 37; docs/handoffs.md) --
+    next_message_to: Literal["holder", "coordinator"] = "holder"
+    """Whom the user's next message goes to after a handoff: the member holding the
+    conversation, or the coordinator (who then holds it again)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -116,6 +121,9 @@ class TeamConfig(ConfigModel):
         unknown = sorted(set(self.member_resources) - set(names))
         if unknown:
             raise ValueError(f"member_resources names no member: {', '.join(unknown)}")
+        problems = handoff_problems(self.members)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     def effective_member(self, member: AgentConfig) -> AgentConfig:

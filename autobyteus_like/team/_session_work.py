@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Self
 
 from autobyteus_like.errors import UnfinishedSessionError
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
+from autobyteus_like.team._handoffs import is_handoff_mail, resume_handoff
 
 if TYPE_CHECKING:
     from autobyteus_like.mail._room import MailRoom
@@ -40,6 +41,8 @@ class TeamSessionWork:
                                                for tool in member.tools)]
             for member in self.config.members})
         self.mail.continue_numbering(session.last_mail_seq())
+        self.mail.holder = self.mail.run_holder = (session.holder()  # after a handoff
+                                                   or self.config.coordinator)
         self._resume_due = True
 
     def _require_settled(self) -> None:
@@ -78,11 +81,16 @@ class TeamSessionWork:
         if not due or session is None:
             return False
         found = False
+        resumed = set()
         for name, agent in self.agents.items():
             for turn in agent.resume():
                 found = True
+                resumed.add(name)
                 self.mail.count(turn.reply, name, turn.sender, turn.text)
         for mail in session.undelivered_mail():
             found = True
-            self.mail.send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
+            if not is_handoff_mail(mail):
+                self.mail.send(mail.recipient, mail.content, mail.sender, mail_id=mail.mail_id)
+            elif mail.sender not in resumed:  # (a resumed turn hands over as it ends)
+                resume_handoff(self.mail, mail, self.agents, session)
         return found

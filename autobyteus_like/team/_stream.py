@@ -17,7 +17,7 @@ from typing import Any
 
 from autobyteus_like.agent._answer_stream import SubscribedStream
 from autobyteus_like.agent._subscription import AsyncEventSubscription, EventSubscription
-from autobyteus_like.events import AgentEvent, AssistantTextDelta
+from autobyteus_like.events import AgentEvent, AssistantTextDelta, ConversationHandedOver
 from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.team._callers import CallerTurn
 
@@ -75,10 +75,13 @@ class TeamStream(SubscribedStream):
             subscription.close()
 
     def text(self) -> Iterator[str]:
-        """The coordinator's text as it arrives, until the team is quiet."""
+        """The coordinator's text as it arrives, until the team is quiet (after a handoff,
+        the receiver's: whoever holds the conversation)."""
         for event in self.events():
             if isinstance(event, AssistantTextDelta) and event.agent == self._coordinator:
                 yield event.text
+            elif isinstance(event, ConversationHandedOver):
+                self._coordinator = event.receiver
 
     def result(self, timeout: float | None = None) -> Any:
         """The coordinator's answer to this message once the team is quiet (raises as
@@ -133,7 +136,7 @@ class AsyncTeamStream:
                 subscription.close()
                 raise
             self._subscription = subscription
-            self._coordinator = team.config.coordinator
+            self._coordinator = team.mail.holder  # whom the message went to
             self._typed = team._typed
         finally:
             turn.release()  # the place passes on once the run is quiet
@@ -151,10 +154,13 @@ class AsyncTeamStream:
         subscription.close()
 
     async def text(self) -> AsyncIterator[str]:
-        """The coordinator's text as it arrives, until the team is quiet."""
+        """The coordinator's text as it arrives, until the team is quiet (after a handoff,
+        the receiver's)."""
         async for event in self.events():
             if isinstance(event, AssistantTextDelta) and event.agent == self._coordinator:
                 yield event.text
+            elif isinstance(event, ConversationHandedOver):
+                self._coordinator = event.receiver
 
     async def result(self, timeout: float | None = None) -> Any:
         """The coordinator's answer to this message, awaited without blocking the loop."""

@@ -5,7 +5,6 @@ its mail (delivery, messages in flight, quiescence) is its ``MailRoom``.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -32,6 +31,8 @@ from autobyteus_like.team._answers import TeamAnswers
 from autobyteus_like.team._callers import CallerQueue
 from autobyteus_like.team._config import TeamConfig
 from autobyteus_like.team._conversations import Conversations, check_conversation_id
+from autobyteus_like.team._handoffs import handoff_tools, user_recipient
+from autobyteus_like.team._roster import with_roster
 from autobyteus_like.team._session_work import TeamSessionWork
 from autobyteus_like.tools._registry import (
     ToolLike,
@@ -47,8 +48,6 @@ if TYPE_CHECKING:
     from autobyteus_like.store._session import Session
 
 __all__ = ["AgentTeam"]
-
-_TEAM_PLACEHOLDER = re.compile(r"\{\{\s*team\s*\}\}")
 
 
 class AgentTeam(TeamAnswers, TeamSessionWork):
@@ -122,18 +121,17 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
-            prompt = effective.system_prompt
-            if _TEAM_PLACEHOLDER.search(prompt):  # a roster only where asked for (O(members))
-                prompt = _TEAM_PLACEHOLDER.sub(
-                    self._roster(member.name).replace("\\", "\\\\"), prompt)
+            handoffs = handoff_tools(config.members, member)  # transfer_to_<member> each
             self.agents[member.name] = self._backend.member(
                 effective.model_copy(update={
-                    "system_prompt": prompt,
-                    "prices": effective.prices.merged_over(config.prices)}),
+                    "system_prompt": with_roster(config, member.name, effective.system_prompt),
+                    "prices": effective.prices.merged_over(config.prices),
+                    "tools": [*effective.tools, *handoffs]}),
                 ToolRegistry(tools), sources, formats,
                 session=session, tracing=self.tracing, team_usage=self._usage,
             )
         self.mail.members = self.agents
+        self.mail.handoff_history = {m.name: m.handoff_history for m in config.members}
 
     @classmethod
     def from_yaml(
@@ -150,16 +148,6 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         every = [*named, *sources]
         return cls(TeamConfig.from_yaml(path, tools=every), tools=every, formats=formats,
                    session=session, tracing=tracing)
-
-    def _roster(self, member: str) -> str:
-        lines = []
-        for other in self.config.members:
-            if other.name == member:
-                continue
-            role = f": {other.role}" if other.role else ""
-            lead = " (coordinator)" if other.name == self.config.coordinator else ""
-            lines.append(f"- {other.name}{lead}{role}")
-        return "\n".join(lines) or "(no teammates)"
 
     # -- life cycle --------------------------------------------------------------------------
 
@@ -245,6 +233,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
             self._backend.new_run()
             for agent in self.agents.values():
                 agent.new_run(rewind=rewind, abandon=abandon)
+            if rewind and self.session is None:  # who held it as that run began
+                self.mail.holder = self.mail.run_holder
             if self.session is not None:
                 self._resume_due = False  # what the last process left was taken (or dropped)
                 self.session.drop_undelivered_mail(abandon)
@@ -262,7 +252,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
 
     def send(self, message: str, *, to: str | None = None,
              conversation: str | None = None) -> Future[str]:
-        """Deliver a message from the user to a member (the coordinator by default), in
+        """Deliver a message from the user to a member (by default the one holding the
+        conversation: the coordinator until a handoff, docs/handoffs.md), in
         ``conversation`` (the default one without), at once: not queued behind the callers
         of ``run``, ``arun`` and the streams, whose answers it would share;
         ``AgentStoppedError`` if the team is not running, ``UnknownMemberError`` for a name
@@ -271,7 +262,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         team's answer (its last) is what ``run`` returns once the team is quiet."""
         if conversation is not None:
             return self.conversation(conversation).send(message, to=to)
-        recipient = to or self.config.coordinator
+        recipient = to or user_recipient(self.config.next_message_to, self.mail)
         self._member(recipient)
         return self.mail.send(recipient, message, None)
 
@@ -306,7 +297,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
             return "", exc
         except TimeoutError:  # a message sent outside the queue (``send``) is in flight
             answer = quiet.answer
-            error = None if quiet.error is None else AgentTurnError(self.config.coordinator,
+            error = None if quiet.error is None else AgentTurnError(self.mail.holder,
                                                                     quiet.error)
         return answer, self._usage.run.error or error  # a crossed limit ended the run for all
 

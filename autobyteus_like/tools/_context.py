@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from autobyteus_like._frozen_values import fast_frozen
-from autobyteus_like.tools._sandbox import SandboxPolicy
+from autobyteus_like.tools._sandbox import SandboxPolicy, default_sandbox
 
 __all__ = ["CancelFlag", "SideLLM", "ToolContext", "WorkingSetView", "call_key"]
 
@@ -83,7 +83,7 @@ class ToolContext:
 
     agent: str = ""
     invocation_id: str = ""
-    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    sandbox: SandboxPolicy = field(default_factory=default_sandbox)
     cancelled: CancelFlag = field(default_factory=CancelFlag, compare=False)
     side_llm: SideLLM | None = field(default=None, compare=False)
     """The agent's model for a tool's own requests (``memory.summarize``); None outside an

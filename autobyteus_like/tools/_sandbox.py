@@ -4,6 +4,7 @@ print and run (seed 001 sandbox, seed 004 security)."""
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -14,7 +15,7 @@ from autobyteus_like.errors import ToolFailure
 from autobyteus_like.tools._invocation import ErrorCode
 from autobyteus_like.tools._sandbox_root import RootedPath, SandboxRoot
 
-__all__ = ["SandboxPolicy"]
+__all__ = ["SandboxPolicy", "default_sandbox"]
 
 _MAX_PATH = 4096
 
@@ -115,3 +116,14 @@ def _probe(directory: int, name: str) -> None:
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
     finally:
         os.close(descriptor)
+
+
+def default_sandbox() -> SandboxPolicy:
+    """The default policy (the current folder its one root), one shared per folder: a policy is
+    frozen, and building one per agent was a quarter of building an ``AgentConfig``."""
+    return _default_for(os.getcwd())
+
+
+@functools.lru_cache(maxsize=16)
+def _default_for(folder: str) -> SandboxPolicy:
+    return SandboxPolicy(roots=(folder,))

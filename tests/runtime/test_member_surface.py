@@ -107,13 +107,32 @@ def test_an_approved_call_runs_and_a_denied_one_is_shown_denied_and_the_turn_goe
 
 @on_local_and("ray")
 def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
+    """The same words and the same figures on every runtime (a Ray member's limit crosses a
+    process as data and is raised again in the driver)."""
     lead = member("lead", [call("note", text="a"), call("note", text="b"), "done"],
                   tools=["note"], limits=UsageLimits(max_llm_calls=2))
     with AgentTeam(team_config(lead, runtime), tools=[note], runtime=runtime) as team:
-        with pytest.raises(UsageLimitExceededError, match="max_llm_calls"):
+        with pytest.raises(UsageLimitExceededError) as raised:
             team.run("go", timeout=60)
         # the call that would cross it is not made
         assert len(_llm(team.agents["lead"]).requests) == 2
+    assert str(raised.value) == ("usage limit max_llm_calls=2 of agent 'lead' reached: 2 made, "
+                                 "the next was not; the run was ended")
+    assert (raised.value.allowed, raised.value.figure, raised.value.refused) == (2, 3, True)
+
+
+def test_a_token_limit_no_model_reports_says_its_figure_is_unknown(runtime):
+    """A scripted model reports no tokens: the limit cannot be kept, and every runtime says
+    so in the same words."""
+    lead = member("lead", ["never"], tools=[], limits=UsageLimits(max_output_tokens=50))
+    with AgentTeam(team_config(lead, runtime), runtime=runtime) as team, pytest.raises(
+            UsageLimitExceededError) as raised:
+        team.run("go", timeout=60)
+    assert str(raised.value) == (
+        "usage limit max_output_tokens=50 of agent 'lead' exceeded: the figure is unknown "
+        "(1 response(s) reported no token usage); the run was ended")
+    assert (raised.value.allowed, raised.value.figure, raised.value.refused) == (
+        50, "unknown", False)
 
 
 @on_local_and("ray-packed")

@@ -1,0 +1,88 @@
+"""A team's handoffs: the ``transfer_to_<member>`` tools its members are given (their
+``handoffs:``), the check of those names, whom a user's message goes to (the member holding
+the conversation, or the coordinator: ``next_message_to``), and the hand-overs a session's
+last process left undelivered."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from autobyteus_like.agent._agent import Agent
+from autobyteus_like.history._handover import HandedOver, handed_history
+from autobyteus_like.history._replay import to_history
+from autobyteus_like.tools._handoff import handoff_tool
+
+if TYPE_CHECKING:
+    from autobyteus_like.agent._config import AgentConfig
+    from autobyteus_like.mail._room import MailRoom
+    from autobyteus_like.runtime._backend import Member
+    from autobyteus_like.store._records import MailRecord
+    from autobyteus_like.store._session import Session
+    from autobyteus_like.tools._definition import ToolDefinition
+
+__all__ = ["handoff_problems", "handoff_tools", "is_handoff_mail", "resume_handoff",
+           "user_recipient"]
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def handoff_problems(members: list[AgentConfig]) -> list[str]:
+    """Every ``handoffs:`` entry that names no other member of the team, located as
+    ``members[i].handoffs[j]``."""
+    names = [member.name for member in members]
+    problems = []
+    for i, member in enumerate(members):
+        for j, target in enumerate(member.handoffs):
+            where = f"members[{i}].handoffs[{j}]"
+            if target == member.name:
+                problems.append(f"{where}: {member.name!r} cannot hand the conversation to "
+                                f"itself")
+            elif target not in names:
+                problems.append(f"{where}: {target!r} is no member of the team (members: "
+                                f"{', '.join(names)})")
+            elif not _TOOL_NAME.match(target):
+                problems.append(f"{where}: {target!r} cannot name a tool (transfer_to_"
+                                f"{target}): a member handed to is named with letters, digits, "
+                                f"'_' or '-'")
+            elif member.handoffs.index(target) != j:
+                problems.append(f"{where}: {target!r} is named twice")
+    return problems
+
+
+def handoff_tools(members: list[AgentConfig], member: AgentConfig) -> list[ToolDefinition]:
+    """The ``transfer_to_<member>`` tools of ``member`` (each described by its receiver's
+    role)."""
+    roles = {other.name: other.role for other in members}
+    return [handoff_tool(target, roles.get(target, "")) for target in member.handoffs]
+
+
+def user_recipient(next_message_to: str, mail: MailRoom) -> str:
+    """Whom the user's next message goes to: the member holding the conversation, or with
+    ``next_message_to: coordinator`` the coordinator (who holds it again)."""
+    if next_message_to == "coordinator":
+        mail.holder = mail.coordinator
+    return mail.holder
+
+
+def is_handoff_mail(mail: MailRecord) -> bool:
+    """Whether a stored message is one a handoff gives its receiver."""
+    return mail.mail_id.startswith("handoff/")
+
+
+def resume_handoff(mail: MailRoom, record: MailRecord, agents: dict[str, Member],
+                   session: Session) -> None:
+    """Deliver a hand-over its last process stored but never delivered: the receiver is
+    given the sender's conversation as it is stored (its ``handoff_history`` of it)."""
+    sender = record.sender or ""
+    invocation_id = record.mail_id.rpartition("/")[2]
+    member = agents.get(sender)
+    if isinstance(member, Agent):  # as the resumed agent holds it
+        history = member.history
+    else:  # a member in another process (Ray): as its session stores it
+        speaks = member.config.resolved_format() if member is not None else None
+        history = to_history(session.restore(sender).messages, speaks or "native")
+    handed = HandedOver("", sender=sender, receiver=record.recipient, reason="",
+                        invocation_id=invocation_id, history=history)
+    mail.hand_over(handed, handed_history(history, mail.handoff_history.get(
+        record.recipient, "all")), note=record.content)

@@ -1,0 +1,41 @@
+"""The ``transfer_to_<member>`` tool a member hands its conversation over with (its
+``handoffs:``), and how the turn machine and the session writer know one.
+
+Its body does nothing but say so: the hand-over itself happens when the caller's response
+settles (the turn ends with it, ``handlers/_handoff.py``) and the team gives the receiver the
+conversation (``mail/_room.py``). Marked by its category, so no other tool passes for one.
+"""
+
+from __future__ import annotations
+
+from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+
+__all__ = ["HANDOFF_CATEGORY", "HANDOFF_PREFIX", "handoff_receiver", "handoff_tool"]
+
+HANDOFF_CATEGORY = "handoff"
+HANDOFF_PREFIX = "transfer_to_"
+
+
+def handoff_tool(receiver: str, role: str = "") -> ToolDefinition:
+    """``transfer_to_<receiver>``: hand the conversation over to the member ``receiver``
+    (described by its ``role``), with a ``reason``."""
+
+    def transfer(reason: str) -> str:
+        return f"Transferred to {receiver}."
+
+    about = f" ({role.strip()})" if role.strip() else ""
+    transfer.__doc__ = (
+        f"Hand this conversation over to your teammate {receiver}{about}: they go on with it "
+        f"and answer the user from now on. Use it when {receiver} is the right one to help.\n\n"
+        f"Args:\n    reason: Why {receiver} should take over, in one sentence.")
+    # Idempotent: it has no side effect; a call its process died running runs again.
+    return tool(name=f"{HANDOFF_PREFIX}{receiver}", category=HANDOFF_CATEGORY,
+                idempotent=True)(transfer)
+
+
+def handoff_receiver(tool: ToolDefinition | None) -> str | None:
+    """The member a handoff tool hands over to (None: not a handoff tool)."""
+    if tool is None or tool.category != HANDOFF_CATEGORY:
+        return None
+    return tool.name.removeprefix(HANDOFF_PREFIX)
