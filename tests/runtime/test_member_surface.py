@@ -121,6 +121,7 @@ def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     assert (raised.value.allowed, raised.value.figure, raised.value.refused) == (2, 3, True)
 
 
+@on_local_and("ray-packed")
 def test_a_token_limit_no_model_reports_says_its_figure_is_unknown(runtime):
     """A scripted model reports no tokens: the limit cannot be kept, and every runtime says
     so in the same words."""
