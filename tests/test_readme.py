@@ -38,8 +38,11 @@ EXTRA_BLOCKS = [block for block in PYTHON_BLOCKS if _needs(block) is not None]
 
 
 def _pip(python: Path, *args: str) -> None:
-    done = subprocess.run([str(python), "-m", "pip", "install", "-q", *args],
-                          capture_output=True, text=True, timeout=600, env=FRESH_ENV)
+    """``pip install`` into ``python``'s environment, by this environment's pip (its
+    ``--python``): an environment the tests install into needs no pip of its own."""
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                           "-q", *args], capture_output=True, text=True, timeout=600,
+                          env=FRESH_ENV)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -55,10 +58,11 @@ def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return house
 
 
-def _base_install(home: Path, house: Path) -> Path:
+def _base_install(home: Path, house: Path, with_pip: bool = False) -> Path:
     """A new virtual environment in ``home`` holding the package built from this checkout
-    (not editable: the repository is not on its path) and its base dependencies only."""
-    venv.create(home, with_pip=True)
+    (not editable: the repository is not on its path) and its base dependencies only; pip
+    too if ``with_pip`` (a user's own commands call it; installing it costs seconds)."""
+    venv.create(home, with_pip=with_pip)
     python = home / "bin" / "python"
     _pip(python, "--no-index", "--find-links", str(house), "autobyteus-like")
     return python
@@ -143,7 +147,7 @@ def first_hour(tmp_path_factory: pytest.TempPathFactory,
     own holding the base install, to which the list's own ``pip install`` lines add extras
     (each runs once, before any later line)."""
     home = tmp_path_factory.mktemp("first-hour-venv")
-    _base_install(home, wheelhouse)
+    _base_install(home, wheelhouse, with_pip=True)  # the first hour's lines call its pip
     done: set[int] = set()
 
     def run(index: int) -> None:

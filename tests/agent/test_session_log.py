@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
+from tests.stress_rounds import rounds
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,7 +109,7 @@ def test_every_result_shown_is_in_the_log_when_the_cli_is_killed_at_random_point
     team = _team(tmp_path, steps=30)
     log = tmp_path / "log.jsonl"
     shown_total = 0
-    for attempt in range(12):
+    for attempt in range(rounds(4, 12)):
         log.unlink(missing_ok=True)
         process = subprocess.Popen(
             [sys.executable, "-m", "autobyteus_like.cli", "run", str(team), "--message", "go",
@@ -164,7 +165,7 @@ with Agent(config) as agent:
 
 def test_a_result_is_on_disk_before_any_subscriber_sees_it(tmp_path):
     """The worst moment: the process dies the instant a subscriber is shown a result."""
-    for attempt in range(10):
+    for attempt in range(rounds(3, 10)):
         log = tmp_path / f"log{attempt}.jsonl"
         done = subprocess.run([sys.executable, "-c", SHOW_THEN_DIE, str(log)],
                               capture_output=True, text=True, timeout=60)

@@ -14,6 +14,7 @@ from autobyteus_like.formats import TEXT_FORMATS, formatter_for, parse_tool_call
 from autobyteus_like.parsers._limits import MAX_NESTING_DEPTH
 from tests.parsers.chunked_parsing import parse_in_chunks
 from tests.sample_tools import sample_registry
+from tests.stress_rounds import rounds
 
 FORMATS = [f.value for f in TEXT_FORMATS]
 TRICKY = st.sampled_from([*'<>{}[]"\\&;/!-: \n',
@@ -128,9 +129,10 @@ def _same(text: str, fmt: str, sizes: list[int]) -> None:
     assert streamed.text == whole.text
 
 
-@pytest.mark.slow  # 150 generated replies per format, each streamed in chunks
+@pytest.mark.slow  # generated replies per format, each streamed in chunks (150 when deep)
 @pytest.mark.parametrize("fmt", FORMATS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=rounds(50, 150), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), sizes=st.lists(st.integers(1, 9), min_size=1, max_size=6))
 def test_streaming_equals_batch_for_every_chunking(fmt, data, sizes):
     _same(data.draw(responses(fmt)), fmt, sizes)
@@ -143,9 +145,10 @@ def test_arbitrary_text_never_raises_and_streams_the_same(fmt, text, sizes):
     _same(text, fmt, sizes)
 
 
-@pytest.mark.slow  # 150 generated replies per format, each streamed in chunks
+@pytest.mark.slow  # generated replies per format, each streamed in chunks (150 when deep)
 @pytest.mark.parametrize("fmt", FORMATS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=rounds(50, 150), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), sizes=st.lists(st.integers(1, 400), min_size=1, max_size=4))
 def test_hostile_text_never_raises_and_streams_the_same(fmt, data, sizes):
     _same(data.draw(hostile_responses(fmt)), fmt, sizes)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from autobyteus_like.parsers._partial_marker import PartialMarker
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
+from tests.stress_rounds import rounds
 
 MARKERS = ["<execute>", "<think>", "<TOOL_CALL>", "]]>", "<arg ", "</arguments>"]
 
@@ -30,7 +31,7 @@ def longest_held(markers: list[str], data: str, start: int, ignore_case: bool) -
     return 0
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=rounds(100, 400), deadline=None)
 @given(data=st.lists(st.sampled_from([*"<>]/ aeiktTI", "\u0131", "\u0130", "\u212a", "<exe",
                                       "<TOOL_C", "]]", "<th"]), max_size=12).map("".join),
        start=st.integers(0, 20), ignore_case=st.booleans())

@@ -23,6 +23,7 @@ from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 from tests.parsers.oracle.old_xml_parser import OldXmlToolCallParser
 from tests.sample_tools import sample_registry
+from tests.stress_rounds import rounds
 
 SPACE = st.sampled_from(["", "", " ", "\n  ", "\t", "\r\n", "\u00a0", " \n "])
 NAMES = st.sampled_from(["x", "path", "content", "count", "tags", "grid", "meta", "point", "k",
@@ -118,8 +119,9 @@ def assert_same(new: ParseResult, old: ParseResult) -> None:
     assert new.text == old.text
 
 
-@pytest.mark.slow  # 400 documents, each read whole and in chunks by both parsers
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # documents each read whole and in chunks by both parsers (400 when deep)
+@settings(max_examples=rounds(100, 400), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(text=documents(), with_tools=st.booleans(),
        sizes=st.lists(st.integers(1, 40), min_size=1, max_size=5))
 def test_every_document_reads_as_the_parser_before_the_shortcuts_read_it(text, with_tools, sizes):
@@ -155,8 +157,9 @@ def written(draw: st.DrawFn, value: Any) -> str:
     return "".join(f'{space}<arg name="{k}">{draw(written(v))}</arg>' for k, v in value.items())
 
 
-@pytest.mark.slow  # 200 generated documents, each read whole and in chunks
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # generated documents, each read whole and in chunks (200 when deep)
+@settings(max_examples=rounds(60, 200), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), count=st.integers(1, 4))
 def test_generated_calls_give_the_arguments_they_were_written_from(data, count):
     expected = [data.draw(st.dictionaries(st.sampled_from(["x", "y", "z"]), VALUES, max_size=3))

@@ -5,15 +5,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.runtime import RayRuntime
 
 RAY_KINDS = ["ray", "ray-packed"]
-"""The Ray suites run twice: every member in a host of its own (``members_per_worker: 1``),
-and packed two to a host (a two-member team shares one process; a larger one has messages
-both within a host and across hosts)."""
+"""The two Ray kinds: every member in a host of its own (``members_per_worker: 1``), and
+packed two to a host (a two-member team shares one process; a larger one has messages both
+within a host and across hosts)."""
+
+
+def on_local_and(kind: str) -> pytest.MarkDecorator:
+    """Runs a member-surface test (its ``runtime`` fixture) locally and on one Ray kind. Each
+    behaviour runs on Ray once, the kinds taken in turn across the tests (the working order's
+    "a dozen behaviour cases on Ray": a Ray case costs seconds, and what differs between the
+    kinds, a host of one or of several, is the same code for every behaviour)."""
+    assert kind in RAY_KINDS
+    return pytest.mark.parametrize("runtime", ["local", kind], indirect=True)
 
 
 def ray_runtime(kind: str = "ray", **options: Any) -> RayRuntime:

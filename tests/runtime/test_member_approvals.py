@@ -13,7 +13,7 @@ import pytest
 from autobyteus_like import AgentStoppedError, AgentTeam, tool
 from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
-from tests.runtime.scripted_teams import call, member, until_quiet
+from tests.runtime.scripted_teams import call, member, on_local_and, until_quiet
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
 
 ran: list[str] = []
@@ -40,6 +40,7 @@ def _asked(events: object) -> ApprovalRequested:
             return event
 
 
+@on_local_and("ray")
 def test_an_unknown_call_id_is_refused_naming_the_waiting_call(runtime):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()
@@ -56,7 +57,8 @@ def test_an_unknown_call_id_is_refused_naming_the_waiting_call(runtime):  # noqa
     assert result.status == "success"
 
 
-@pytest.mark.parametrize("second", ["approve", "deny"])
+@pytest.mark.parametrize(("runtime", "second"), [  # on Ray: the race of one pair
+    ("local", "approve"), ("local", "deny"), ("ray-packed", "deny")], indirect=["runtime"])
 def test_two_threads_deciding_one_call_one_wins_and_the_other_is_told(runtime, second):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()
@@ -91,6 +93,7 @@ def test_two_threads_deciding_one_call_one_wins_and_the_other_is_told(runtime, s
     assert len(results) == 1  # one decision reached the call
 
 
+@on_local_and("ray")
 def test_a_decision_after_the_team_stopped_is_refused(runtime):  # noqa: F811
     team = _lead(runtime).start()
     try:
@@ -117,6 +120,7 @@ def _drained(events: object) -> list[object]:
         seen.append(event)
 
 
+@on_local_and("ray-packed")
 def test_a_decision_after_an_acknowledged_stop_is_refused_and_nothing_starts(runtime):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()
@@ -136,6 +140,7 @@ def test_a_decision_after_an_acknowledged_stop_is_refused_and_nothing_starts(run
                     and e.result.status == "success"]
 
 
+@on_local_and("ray")
 def test_approve_racing_an_acknowledged_stop_never_runs_a_refused_call(runtime):  # noqa: F811
     """Approve and stop released at once by a barrier: whichever wins, a call whose approval
     was refused never starts, and one that started was approved before the stop."""

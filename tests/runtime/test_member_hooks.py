@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from autobyteus_like import AgentHooks, AgentTeam, AgentTurnError, tool
-from tests.runtime.scripted_teams import call, member
+from tests.runtime.scripted_teams import call, member, on_local_and
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
 
 
@@ -29,6 +29,7 @@ def note(text: str) -> str:
     return "noted " + text
 
 
+@on_local_and("ray-packed")
 def test_a_member_hook_that_raises_names_itself_and_the_member_goes_on(runtime):  # noqa: F811
     lead = member("lead", [call("note", text="a"), call("note", text="b"), "noted it"],
                   tools=["note"], hooks=[FailsOnce()])

@@ -19,7 +19,6 @@ from autobyteus_like.events import ToolStarted, TurnCompleted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from tests.runtime.conftest import run_sql
 from tests.runtime.scripted_teams import (
-    RAY_KINDS,
     call,
     member,
     ray_runtime,
@@ -74,6 +73,7 @@ def _kill_when_blocked(events, team) -> int:
     return actor.pid
 
 
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)  # PostgreSQL: test_ray_host.py
 def test_a_killed_member_resumes_its_turn_and_every_message_arrives_once(ray_cluster, runs,
                                                                         store_url):
     lead = member("lead", [call("send_message_to", recipient_name="worker", content="work"),
@@ -157,7 +157,8 @@ def _left_unfinished(store: str) -> None:
         events.close()
 
 
-@pytest.mark.parametrize("kind", ["local", *RAY_KINDS])
+@pytest.mark.parametrize(("store_url", "kind"), [  # each Ray kind on one store, in turn
+    ("sqlite", "local"), ("postgres", "ray"), ("sqlite", "ray-packed")], indirect=["store_url"])
 def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url, kind):
     """A new driver on a session a Ray team left unfinished: a message first is refused
     (settle it first); ``abandon_unfinished`` ends the stored turn without going on with it
@@ -196,7 +197,8 @@ def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url
         stored.close()
 
 
-@pytest.mark.parametrize("kind", ["local", "ray-packed"])
+@pytest.mark.parametrize(("store_url", "kind"), [
+    ("sqlite", "local"), ("postgres", "ray-packed")], indirect=["store_url"])
 def test_what_a_driver_left_is_resumed_when_asked_as_locally(ray_cluster, runs, store_url,
                                                               kind):
     """The other way to settle it: ``resume`` goes on with the stored turn (the call that was

@@ -107,8 +107,9 @@ def local_transcripts(tmp_path_factory):
     return {yaml: run_example(yaml, "local", tmp_path_factory.mktemp("local")) for yaml in TEAMS}
 
 
-@pytest.mark.parametrize("backend", ["local", *RAY_KINDS])
-@pytest.mark.parametrize("yaml", TEAMS)
+@pytest.mark.parametrize(("yaml", "backend"), [
+    (yaml, backend) for yaml, ray_kind in zip(TEAMS, RAY_KINDS, strict=True)
+    for backend in ("local", ray_kind)])  # each team on one Ray kind, the kinds in turn
 def test_an_example_team_gives_the_same_transcript_on_each_backend(
         yaml, backend, local_transcripts, request, tmp_path):
     if backend != "local":

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like.store import open_store
+from tests.stress_rounds import rounds
 
 TOOLS = '''
 import os
@@ -249,7 +250,7 @@ def test_killed_at_random_moments_the_session_resumes_to_the_same_end(new_store,
     assert sorted(line.split()[-1] for line in expected_effects) == [
         "measure", "measure", "record", "record"]
 
-    @settings(max_examples=5, deadline=None, database=None,
+    @settings(max_examples=rounds(2, 5), deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=2))
     def killed(fractions: list[float]) -> None:

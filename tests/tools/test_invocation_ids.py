@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
+from tests.stress_rounds import rounds
 
 
 def deeply_nested(depth: int) -> list:
@@ -62,7 +63,7 @@ JSONISH = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=rounds(100, 300), deadline=None)
 @given(name=st.text(max_size=5), arguments=st.dictionaries(st.text(max_size=4), JSONISH,
                                                            max_size=4))
 def test_ids_are_the_hash_of_the_canonical_json_dumps_as_ever(name, arguments):

@@ -11,10 +11,18 @@ import sys
 import pytest
 
 from tests.serving.left_sessions import killed_mid_tool, waiting_team
-from tests.web.browser import browser_page
+from tests.web.browser import browser_page, launched_browser
 from tests.web.served_team import TOOLS, WebServer, body_running, call, write_team
 
 pytestmark = pytest.mark.slow  # a real server and a real browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One chromium for the module's tests (each gets a fresh context of it)."""
+    with launched_browser() as running:
+        yield running
+
 
 HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
 
@@ -52,9 +60,9 @@ def drawn_everything(page, server: WebServer) -> None:
     page.wait_for_function(f"() => Number(document.body.dataset.drawn || 0) >= {last}")
 
 
-def test_watch_approve_deny_reload_and_stop_a_team(team_server):
+def test_watch_approve_deny_reload_and_stop_a_team(team_server, browser):
     server, marker, waited = team_server
-    with browser_page() as page:
+    with browser_page(browser) as page:
         page.goto(server.url)
         page.wait_for_selector("body[data-connected]")
         assert page.locator(".panel").count() == 2
@@ -115,7 +123,7 @@ def test_watch_approve_deny_reload_and_stop_a_team(team_server):
         assert "token is needed" in page.inner_text("body")
 
 
-def test_a_run_of_ten_thousand_events_stays_drawn_and_bounded(tmp_path):
+def test_a_run_of_ten_thousand_events_stays_drawn_and_bounded(tmp_path, browser):
     prose = ("A long line of thought, streamed one character at a time. " * 200)[:9000]
     calls = " ".join(call("echo", text=f"item {n}") for n in range(160))
     team = write_team(tmp_path, [
@@ -124,7 +132,7 @@ def test_a_run_of_ten_thousand_events_stays_drawn_and_bounded(tmp_path):
              prose + " " + calls, "Done."]}}], name="bigrun")
     server = WebServer(team)
     try:
-        with browser_page() as page:
+        with browser_page(browser) as page:
             page.goto(server.url)
             page.wait_for_selector("body[data-connected]")
             page.fill("#message", "go")
@@ -146,7 +154,7 @@ def test_a_run_of_ten_thousand_events_stays_drawn_and_bounded(tmp_path):
         assert server.stop() == 0
 
 
-def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path):
+def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path, browser):
     marker = tmp_path / "marker"
     team = write_team(tmp_path, [
         {"name": "lead", "tool_format": "json", "tools": ["purge"],
@@ -161,7 +169,7 @@ def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path):
     assert detached.returncode == 3, detached.stderr
     server = WebServer(team, "--session", "s1")
     try:
-        with browser_page() as page:
+        with browser_page(browser) as page:
             page.goto(server.url)
             page.wait_for_selector("body[data-connected]")
             assert page.inner_text("#session") == "session s1"
@@ -184,7 +192,7 @@ def test_a_session_opened_again_shows_its_history_and_goes_on(tmp_path):
     assert marker.read_text() == "purged\n"
 
 
-def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tmp_path):
+def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tmp_path, browser):
     """A run killed mid-tool left session s1 with an unfinished turn. The page says so and
     offers Resume and Abandon (with a reason); a message is refused until one is chosen. A
     second page on the same team sees the abandon and the next run."""
@@ -192,7 +200,7 @@ def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tm
     killed_mid_tool(team, "s1")
     server = WebServer(team, "--session", "s1")
     try:
-        with browser_page() as page:
+        with browser_page(browser) as page:
             other = page.context.new_page()
             for tab in (page, other):
                 tab.goto(server.url)
@@ -226,7 +234,7 @@ def test_an_unfinished_session_offers_resume_and_abandon_and_two_pages_follow(tm
         assert server.stop() == 0
 
 
-def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_path):
+def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_path, browser):
     team = write_team(tmp_path, [{"name": "lead", "llm": {"provider": "scripted",
                                                           "responses": ["hello again"]}}])
     with socket.socket() as probe:  # a port to come back on
@@ -235,7 +243,7 @@ def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_pat
     same = ("--http", f"127.0.0.1:{port}")
     env = {**os.environ, "AUTOBYTEUS_LIKE_WEB_TOKEN": "the-same-token-each-time"}
     server = WebServer(team, *same, env=env)
-    with browser_page() as page:
+    with browser_page(browser) as page:
         page.goto(server.url)
         page.wait_for_selector("body[data-connected]")
         server.process.kill()  # the server dies

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from autobyteus_like import ErrorCode
 from autobyteus_like.tools import ToolFailure
 from autobyteus_like.tools.builtin._search import LineMatcher, compile_query
+from tests.stress_rounds import rounds
 from tests.tools.sandbox_helpers import bounded
 
 
@@ -142,7 +143,7 @@ def lines_one_by_one(query: str, data: bytes) -> list[tuple[int, bytes]]:
             if pattern.search(line) is not None]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=rounds(100, 400), deadline=None)
 @given(query=st.lists(PIECES, min_size=1, max_size=6).map("".join),
        text=st.text(alphabet="abA \n\rx", max_size=40))
 def test_the_whole_text_scan_finds_exactly_the_lines_that_match_alone(query, text):
