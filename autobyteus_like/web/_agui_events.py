@@ -44,6 +44,7 @@ from autobyteus_like.events import (
     ApprovalGranted,
     ApprovalRequested,
     AssistantTextDelta,
+    ConversationHandedOver,
     LLMRequestFailed,
     LLMResponseCompleted,
     ToolCallParsed,
@@ -260,6 +261,12 @@ class AguiRun:
         return [self._custom("message", event.recipient, {
             "sender": event.sender, "recipient": event.recipient, "content": event.content})]
 
+    def _handed_over(self, event: AgentEvent) -> list[BaseEvent]:
+        assert isinstance(event, ConversationHandedOver)
+        return [self._custom("handed_over", event.sender, {
+            "sender": event.sender, "receiver": event.receiver, "reason": event.reason,
+            "tool_call_id": wire_id(event.sender, event.invocation_id)})]
+
     def _turn_done(self, event: AgentEvent) -> list[BaseEvent]:
         assert isinstance(event, TurnCompleted)
         return [*self._close(event.agent), self._custom(
@@ -306,6 +313,7 @@ class AguiRun:
         ToolResultReceived: _result,
         AgentStatusChanged: _status,
         MessageDelivered: _delivered,
+        ConversationHandedOver: _handed_over,
         TurnCompleted: _turn_done,
         AgentErrorOccurred: _member_error,
         MemberCallEvent: _nested,

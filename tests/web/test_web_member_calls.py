@@ -97,3 +97,30 @@ def test_the_page_draws_a_callees_work_inside_the_callers_call(tmp_path: Path):
     finally:
         assert server.stop() == 0
     assert marker.read_text() == "purged\n"
+
+
+def test_a_hand_over_is_shown_to_the_page_with_its_reason():
+    """A handoff reaches the page as its own event (sender, receiver, reason, the call), and
+    the receiver's answer is the run's result."""
+    lead = member("lead", [call("transfer_to_clerk", reason="a clerk's matter")],
+                  tools=[], handoffs=["clerk"])
+    clerk = member("clerk", ["Filed."], tools=[])
+    host = TeamHost(team_config(lead, clerk))
+    seen: list[dict] = []
+
+    async def body(web: WebTeam) -> None:
+        web.start_run("file this")
+        with anyio.fail_after(30):
+            async for frames in web.log.frames():
+                if b'"type":"RUN_FINISHED"' in frames:
+                    break
+        seen.extend(events_of(web))
+
+    drive(host, body)
+    [handed] = [e for e in seen if e["type"] == "CUSTOM" and e["name"].endswith("handed_over")]
+    assert {k: handed["value"][k] for k in ("member", "sender", "receiver", "reason")} == {
+        "member": "lead", "sender": "lead", "receiver": "clerk", "reason": "a clerk's matter"}
+    [start] = [e for e in seen if e["type"] == "TOOL_CALL_START"
+               and e["toolCallName"] == "transfer_to_clerk"]
+    assert handed["value"]["tool_call_id"] == start["toolCallId"]
+    assert seen[-1]["type"] == "RUN_FINISHED" and seen[-1]["result"] == "Filed."

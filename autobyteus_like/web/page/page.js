@@ -224,6 +224,10 @@
     },
     parse_failed(m, v) { add(m, el("div", "entry error", "could not read a call: " + v.message)); },
     message(m, v) { if (v.sender) add(v.recipient, el("div", "entry note", "message from " + v.sender + ": " + v.content)); },
+    handed_over(m, v) {
+      add(v.sender, el("div", "entry note", "handed the conversation over to " + v.receiver + ": " + v.reason));
+      add(v.receiver, el("div", "entry note", "holds the conversation now (from " + v.sender + ": " + v.reason + ")"));
+    },
     turn_completed(m, v) { add(m, el("div", v.error ? "entry error" : "entry note", v.error ? "turn failed: " + v.error : "turn done")); },
     member_error(m, v) { add(m, el("div", "entry error", v.type + ": " + v.message)); },
     usage(m, v) { showUsage(v); },
