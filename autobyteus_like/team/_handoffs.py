@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
 from autobyteus_like.history._replay import to_history
-from autobyteus_like.tools._handoff import handoff_tool
+from autobyteus_like.tools._handoff import handoff_target, handoff_tool
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
@@ -33,7 +33,8 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
     names = [member.name for member in members]
     problems = []
     for i, member in enumerate(members):
-        for j, target in enumerate(member.handoffs):
+        targets = [handoff_target(entry)[0] for entry in member.handoffs]
+        for j, target in enumerate(targets):
             where = f"members[{i}].handoffs[{j}]"
             if target == member.name:
                 problems.append(f"{where}: {member.name!r} cannot hand the conversation to "
@@ -45,16 +46,17 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
                 problems.append(f"{where}: {target!r} cannot name a tool (transfer_to_"
                                 f"{target}): a member handed to is named with letters, digits, "
                                 f"'_' or '-'")
-            elif member.handoffs.index(target) != j:
+            elif targets.index(target) != j:
                 problems.append(f"{where}: {target!r} is named twice")
     return problems
 
 
 def handoff_tools(members: list[AgentConfig], member: AgentConfig) -> list[ToolDefinition]:
     """The ``transfer_to_<member>`` tools of ``member`` (each described by its receiver's
-    role)."""
+    role, marked ``requires_approval`` where its entry says so)."""
     roles = {other.name: other.role for other in members}
-    return [handoff_tool(target, roles.get(target, "")) for target in member.handoffs]
+    return [handoff_tool(target, roles.get(target, ""), requires_approval=approval)
+            for target, approval in map(handoff_target, member.handoffs)]
 
 
 def user_recipient(next_message_to: str, mail: MailRoom) -> str:
