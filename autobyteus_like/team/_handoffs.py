@@ -15,6 +15,7 @@ from autobyteus_like.tools._handoff import handoff_target, handoff_tool
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
+    from autobyteus_like.history._messages import HistoryMessage
     from autobyteus_like.mail._room import MailRoom
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.store._records import MailRecord
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from autobyteus_like.tools._definition import ToolDefinition
 
 __all__ = ["handoff_problems", "handoff_tools", "is_handoff_mail", "resume_handoff",
-           "user_recipient"]
+           "retake_handoff", "user_recipient"]
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -78,13 +79,39 @@ def resume_handoff(mail: MailRoom, record: MailRecord, agents: dict[str, Member]
     given the sender's conversation as it is stored (its ``handoff_history`` of it)."""
     sender = record.sender or ""
     invocation_id = record.mail_id.rpartition("/")[2]
-    member = agents.get(sender)
-    if isinstance(member, Agent):  # as the resumed agent holds it
-        history = member.history
-    else:  # a member in another process (Ray): as its session stores it
-        speaks = member.config.resolved_format() if member is not None else None
-        history = to_history(session.restore(sender).messages, speaks or "native")
+    history = _senders_conversation(sender, agents, session)
     handed = HandedOver("", sender=sender, receiver=record.recipient, reason="",
                         invocation_id=invocation_id, history=history)
     mail.hand_over(handed, handed_history(history, mail.handoff_history.get(
         record.recipient, "all")), note=record.content)
+
+
+def retake_handoff(mail: MailRoom, name: str, agents: dict[str, Member],
+                   session: Session) -> None:
+    """Before ``name`` resumes: when its last process took a hand-over (the message stored
+    as delivered, its turn queued) but died before that turn began and stored the
+    conversation it was given, give it that conversation again from the stored hand-over
+    (the sender's conversation as stored, its ``handoff_history`` of it), so the queued turn
+    goes on with it. (A member in another process, Ray, is not covered.)"""
+    member = agents.get(name)
+    if not isinstance(member, Agent):
+        return
+    stored = session.restore(name)
+    if stored.current is not None or not stored.queued:
+        return  # a begun turn stored its conversation with its start
+    first = stored.queued[0]
+    if first.mail_id is None or not first.mail_id.startswith("handoff/"):
+        return
+    history = _senders_conversation(first.sender or "", agents, session)
+    member._seed(handed_history(history, mail.handoff_history.get(name, "all")))
+
+
+def _senders_conversation(sender: str, agents: dict[str, Member], session: Session
+                          ) -> list[HistoryMessage]:
+    """A hand-over's sender's conversation: as the resumed agent holds it, or for a member
+    in another process (Ray) as its session stores it."""
+    member = agents.get(sender)
+    if isinstance(member, Agent):
+        return list(member.history)
+    speaks = member.config.resolved_format() if member is not None else None
+    return list(to_history(session.restore(sender).messages, speaks or "native"))
