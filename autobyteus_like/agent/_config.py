@@ -184,7 +184,8 @@ class AgentConfig(ConfigModel):
     ``{to: billing, requires_approval: true}`` for a handoff that waits for approval."""
     handoff_history: Annotated[str, AfterValidator(check_handoff_history)] = "all"
     """What of the conversation this member is given when one is handed over to it: ``all``,
-    ``user`` (only the user's messages) or ``last:N`` (the last N turns)."""
+    ``user`` (only the user's messages), ``last:N`` (the last N turns) or ``summary`` (a
+    summary the caller's model makes; the whole conversation if that fails)."""
 
     _output: OutputSpec | None = PrivateAttr(default=None)
 

@@ -6,16 +6,19 @@ last process left undelivered."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import TYPE_CHECKING
 
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
 from autobyteus_like.history._replay import to_history
+from autobyteus_like.team._handoff_summary import ConversationTap, handoff_summary
 from autobyteus_like.tools._handoff import handoff_target, handoff_tool
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
     from autobyteus_like.history._messages import HistoryMessage
+    from autobyteus_like.hooks._protocol import AgentHooks
     from autobyteus_like.mail._room import MailRoom
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.store._records import MailRecord
@@ -52,12 +55,20 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
     return problems
 
 
-def handoff_tools(members: list[AgentConfig], member: AgentConfig) -> list[ToolDefinition]:
+def handoff_tools(members: list[AgentConfig], member: AgentConfig
+                  ) -> tuple[list[ToolDefinition], list[AgentHooks]]:
     """The ``transfer_to_<member>`` tools of ``member`` (each described by its receiver's
-    role, marked ``requires_approval`` where its entry says so)."""
+    role, marked ``requires_approval`` where its entry says so; one to a receiver with
+    ``handoff_history: summary`` makes the summary), and the hooks they need."""
     roles = {other.name: other.role for other in members}
-    return [handoff_tool(target, roles.get(target, ""), requires_approval=approval)
-            for target, approval in map(handoff_target, member.handoffs)]
+    summarised = {other.name for other in members if other.handoff_history == "summary"}
+    tap = ConversationTap()
+    tools = [handoff_tool(target, roles.get(target, ""), requires_approval=approval,
+                          summary=partial(handoff_summary, tap, target)
+                          if target in summarised else None)
+             for target, approval in map(handoff_target, member.handoffs)]
+    wanted = any(handoff_target(entry)[0] in summarised for entry in member.handoffs)
+    return tools, [tap] if wanted else []
 
 
 def user_recipient(next_message_to: str, mail: MailRoom) -> str:

@@ -8,8 +8,11 @@ conversation (``mail/_room.py``). Marked by its category, so no other tool passe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, ConfigDict
 
+from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 
@@ -37,13 +40,15 @@ def handoff_target(entry: str | HandoffEntry) -> tuple[str, bool]:
     return entry, False
 
 
-def handoff_tool(receiver: str, role: str = "", *,
-                 requires_approval: bool = False) -> ToolDefinition:
+def handoff_tool(receiver: str, role: str = "", *, requires_approval: bool = False,
+                 summary: Callable[[ToolContext], str] | None = None) -> ToolDefinition:
     """``transfer_to_<receiver>``: hand the conversation over to the member ``receiver``
-    (described by its ``role``), with a ``reason``; marked ``requires_approval`` when asked."""
+    (described by its ``role``), with a ``reason``; marked ``requires_approval`` when asked.
+    ``summary``: what its result adds (the receiver's ``handoff_history: summary``)."""
 
-    def transfer(reason: str) -> str:
-        return f"Transferred to {receiver}."
+    def transfer(reason: str, ctx: ToolContext) -> str:
+        added = summary(ctx) if summary is not None else ""
+        return f"Transferred to {receiver}.{added}"
 
     about = f" ({role.strip()})" if role.strip() else ""
     transfer.__doc__ = (
