@@ -94,18 +94,26 @@ def test_handoff_history_summary_gives_the_receiver_the_callers_summary_counted_
     assert calls == 2
 
 
-def test_a_failed_summary_falls_back_to_the_whole_conversation_with_a_note():
-    config = desk([json.dumps([{"name": "transfer_to_billing", "arguments": {"reason": "money"}}])],
+@pytest.mark.parametrize(("limits", "why"), [
+    ({}, "the model's side request failed"),  # the script has no reply left for it
+    ({"max_llm_calls": 1}, "max_llm_calls"),  # the run's limit refuses it: never sent
+])
+def test_a_failed_summary_falls_back_to_the_whole_conversation_with_a_note(limits, why):
+    config = desk([json.dumps([{"name": "transfer_to_billing", "arguments": {"reason": "money"}}]),
+                   *(["never asked"] if limits else [])],
                   ["billing here"], handoffs=["billing"],
+                  triage_options={"limits": limits},
                   billing_options={"handoff_history": "summary"})
     with AgentTeam(config) as team:
         events = team.events()
         assert team.run("refund please", timeout=10) == "billing here"
         history = team.agents["billing"].history  # type: ignore[attr-defined]
+    triage = team.agents["triage"].config.llm
+    assert isinstance(triage, ScriptedLLM) and len(triage.requests) == (1 if limits else 2)
     _, user, _, results, note, _ = history  # the whole conversation, then the answer
     [result] = results.results
     assert user.content == "refund please" and "handed this conversation" in note.content
-    assert "No summary could be made" in result.content
+    assert "No summary could be made" in result.content and why in result.content
     assert "billing is given the whole conversation" in result.content
     from autobyteus_like.events import ToolResultReceived
     noted = [e for e in _drain(events) if isinstance(e, ToolResultReceived)]
