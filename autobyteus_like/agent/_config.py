@@ -30,6 +30,7 @@ from autobyteus_like.llm._fallback import FallbackLLM
 from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._handoff import HandoffEntry
 from autobyteus_like.tools._registry import ToolRegistry, as_definition
 from autobyteus_like.tools._sandbox import SandboxPolicy, default_sandbox
 from autobyteus_like.usage._limits import UsageLimits
@@ -180,12 +181,14 @@ class AgentConfig(ConfigModel):
     """Functions over the message list run before each request (``keep_last_turns``,
     ``token_budget``, ``summarize_older``): they shape what is sent, never what is kept."""
     # -- handoffs (issue 37; docs/handoffs.md) --
-    handoffs: list[str] = Field(default_factory=list)
+    handoffs: list[str | HandoffEntry] = Field(default_factory=list)
     """Members of its team this member may hand the conversation over to, each taught as a
-    ``transfer_to_<member>`` tool (the team checks the names)."""
+    ``transfer_to_<member>`` tool (the team checks the names): a name, or a mapping
+    ``{to: billing, requires_approval: true}`` for a handoff that waits for approval."""
     handoff_history: Annotated[str, AfterValidator(check_handoff_history)] = "all"
     """What of the conversation this member is given when one is handed over to it: ``all``,
-    ``user`` (only the user's messages) or ``last:N`` (the last N turns)."""
+    ``user`` (only the user's messages), ``last:N`` (the last N turns) or ``summary`` (a
+    summary the caller's model makes; the whole conversation if that fails)."""
 
     _output: OutputSpec | None = PrivateAttr(default=None)
 

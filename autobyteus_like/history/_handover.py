@@ -12,23 +12,42 @@ from autobyteus_like.history._messages import (
     AssistantMessage,
     HistoryMessage,
     SystemMessage,
+    ToolResultsMessage,
     UserMessage,
 )
 
 __all__ = ["HANDOFF_HISTORY", "HandedOver", "check_handoff_history", "handed_history",
-           "handoff_mail_id", "handoff_note"]
+           "handoff_mail_id", "handoff_note", "summary_failed", "summary_result"]
 
-HANDOFF_HISTORY = re.compile(r"^(all|user|last:[1-9][0-9]{0,5})$")
-"""``all`` (the default: the whole conversation), ``user`` (only the user's messages) or
-``last:N`` (the last N turns, each from a user's message on, every call with its result)."""
+HANDOFF_HISTORY = re.compile(r"^(all|user|summary|last:[1-9][0-9]{0,5})$")
+"""``all`` (the default: the whole conversation), ``user`` (only the user's messages),
+``summary`` (a summary the caller's model made, then the user's last message) or ``last:N``
+(the last N turns, each from a user's message on, every call with its result)."""
+
+_SUMMARY = "\n\nSummary of the conversation for {receiver}:\n"
+_SUMMARY_MARK = re.compile(r"^Transferred to [^\n]+\.\n\nSummary of the conversation for "
+                           r"[^\n:]+:\n")
+"""A handoff call's result that carries a summary (only a ``transfer_to_`` call's counts:
+another tool's output cannot pass one off)."""
 
 
 def check_handoff_history(value: str) -> str:
     """``value`` when it is a ``handoff_history`` setting, else ``ValueError`` saying which are."""
     if not HANDOFF_HISTORY.match(value):
-        raise ValueError(f"handoff_history is 'all', 'user' or 'last:N' (N a whole number "
-                         f"from 1), got {value!r}")
+        raise ValueError(f"handoff_history is 'all', 'user', 'summary' or 'last:N' (N a whole "
+                         f"number from 1), got {value!r}")
     return value
+
+
+def summary_result(receiver: str, summary: str) -> str:
+    """What a handoff call's result adds when it carries the summary for its receiver."""
+    return _SUMMARY.format(receiver=receiver) + summary.strip()
+
+
+def summary_failed(receiver: str, why: str) -> str:
+    """What a handoff call's result adds when no summary could be made."""
+    return (f" No summary could be made ({why.strip().rstrip('.')}): {receiver} is given the "
+            f"whole conversation instead.")
 
 
 class HandedOver(str):
@@ -78,6 +97,8 @@ def handed_history(history: Sequence[HistoryMessage], setting: str = "all"
     """What of ``history`` a receiver with ``handoff_history: setting`` is given: never a
     system message (the receiver keeps its own prompt), never a call without its result."""
     messages: list[HistoryMessage] = [m for m in history if not isinstance(m, SystemMessage)]
+    if setting == "summary":
+        return _summarised(messages)
     if setting == "user":
         return [m for m in messages if isinstance(m, UserMessage)]
     if setting.startswith("last:"):
@@ -86,6 +107,26 @@ def handed_history(history: Sequence[HistoryMessage], setting: str = "all"
                   if isinstance(m, UserMessage) and _opens_turn(messages, i)]
         if len(starts) > wanted:
             messages = messages[starts[-wanted]:]
+    return messages
+
+
+def _summarised(messages: list[HistoryMessage]) -> list[HistoryMessage]:
+    """The summary the last handoff call's result carries, then the user's last message;
+    the whole conversation when that result has none (the summary failed: it says so)."""
+    for message in reversed(messages):
+        if not isinstance(message, ToolResultsMessage):
+            continue
+        for result in message.results:
+            text = result.content if isinstance(result.content, str) else ""
+            found = (_SUMMARY_MARK.match(text) if result.status == "success"
+                     and result.tool_name.startswith("transfer_to_") else None)
+            if found is not None:
+                users = [m for m in messages if isinstance(m, UserMessage)]
+                summary = UserMessage(content="Summary of the conversation so far (the "
+                                      "whole of it was not handed over):\n"
+                                      + text[found.end():])
+                return [summary, *users[-1:]]
+        break  # only the results of the response that handed over
     return messages
 
 

@@ -6,15 +6,19 @@ last process left undelivered."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import TYPE_CHECKING
 
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
 from autobyteus_like.history._replay import to_history
-from autobyteus_like.tools._handoff import handoff_tool
+from autobyteus_like.team._handoff_summary import ConversationTap, handoff_summary
+from autobyteus_like.tools._handoff import handoff_target, handoff_tool
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
+    from autobyteus_like.history._messages import HistoryMessage
+    from autobyteus_like.hooks._protocol import AgentHooks
     from autobyteus_like.mail._room import MailRoom
     from autobyteus_like.runtime._backend import Member
     from autobyteus_like.store._records import MailRecord
@@ -22,7 +26,7 @@ if TYPE_CHECKING:
     from autobyteus_like.tools._definition import ToolDefinition
 
 __all__ = ["handoff_problems", "handoff_tools", "is_handoff_mail", "resume_handoff",
-           "user_recipient"]
+           "retake_handoff", "user_recipient"]
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -33,7 +37,8 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
     names = [member.name for member in members]
     problems = []
     for i, member in enumerate(members):
-        for j, target in enumerate(member.handoffs):
+        targets = [handoff_target(entry)[0] for entry in member.handoffs]
+        for j, target in enumerate(targets):
             where = f"members[{i}].handoffs[{j}]"
             if target == member.name:
                 problems.append(f"{where}: {member.name!r} cannot hand the conversation to "
@@ -45,16 +50,25 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
                 problems.append(f"{where}: {target!r} cannot name a tool (transfer_to_"
                                 f"{target}): a member handed to is named with letters, digits, "
                                 f"'_' or '-'")
-            elif member.handoffs.index(target) != j:
+            elif targets.index(target) != j:
                 problems.append(f"{where}: {target!r} is named twice")
     return problems
 
 
-def handoff_tools(members: list[AgentConfig], member: AgentConfig) -> list[ToolDefinition]:
+def handoff_tools(members: list[AgentConfig], member: AgentConfig
+                  ) -> tuple[list[ToolDefinition], list[AgentHooks]]:
     """The ``transfer_to_<member>`` tools of ``member`` (each described by its receiver's
-    role)."""
+    role, marked ``requires_approval`` where its entry says so; one to a receiver with
+    ``handoff_history: summary`` makes the summary), and the hooks they need."""
     roles = {other.name: other.role for other in members}
-    return [handoff_tool(target, roles.get(target, "")) for target in member.handoffs]
+    summarised = {other.name for other in members if other.handoff_history == "summary"}
+    tap = ConversationTap()
+    tools = [handoff_tool(target, roles.get(target, ""), requires_approval=approval,
+                          summary=partial(handoff_summary, tap, target)
+                          if target in summarised else None)
+             for target, approval in map(handoff_target, member.handoffs)]
+    wanted = any(handoff_target(entry)[0] in summarised for entry in member.handoffs)
+    return tools, [tap] if wanted else []
 
 
 def user_recipient(next_message_to: str, mail: MailRoom) -> str:
@@ -76,13 +90,39 @@ def resume_handoff(mail: MailRoom, record: MailRecord, agents: dict[str, Member]
     given the sender's conversation as it is stored (its ``handoff_history`` of it)."""
     sender = record.sender or ""
     invocation_id = record.mail_id.rpartition("/")[2]
-    member = agents.get(sender)
-    if isinstance(member, Agent):  # as the resumed agent holds it
-        history = member.history
-    else:  # a member in another process (Ray): as its session stores it
-        speaks = member.config.resolved_format() if member is not None else None
-        history = to_history(session.restore(sender).messages, speaks or "native")
+    history = _senders_conversation(sender, agents, session)
     handed = HandedOver("", sender=sender, receiver=record.recipient, reason="",
                         invocation_id=invocation_id, history=history)
     mail.hand_over(handed, handed_history(history, mail.handoff_history.get(
         record.recipient, "all")), note=record.content)
+
+
+def retake_handoff(mail: MailRoom, name: str, agents: dict[str, Member],
+                   session: Session) -> None:
+    """Before ``name`` resumes: when its last process took a hand-over (the message stored
+    as delivered, its turn queued) but died before that turn began and stored the
+    conversation it was given, give it that conversation again from the stored hand-over
+    (the sender's conversation as stored, its ``handoff_history`` of it), so the queued turn
+    goes on with it. (A member in another process, Ray, is not covered.)"""
+    member = agents.get(name)
+    if not isinstance(member, Agent):
+        return
+    stored = session.restore(name)
+    if stored.current is not None or not stored.queued:
+        return  # a begun turn stored its conversation with its start
+    first = stored.queued[0]
+    if first.mail_id is None or not first.mail_id.startswith("handoff/"):
+        return
+    history = _senders_conversation(first.sender or "", agents, session)
+    member._seed(handed_history(history, mail.handoff_history.get(name, "all")))
+
+
+def _senders_conversation(sender: str, agents: dict[str, Member], session: Session
+                          ) -> list[HistoryMessage]:
+    """A hand-over's sender's conversation: as the resumed agent holds it, or for a member
+    in another process (Ray) as its session stores it."""
+    member = agents.get(sender)
+    if isinstance(member, Agent):
+        return list(member.history)
+    speaks = member.config.resolved_format() if member is not None else None
+    return list(to_history(session.restore(sender).messages, speaks or "native"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Self
 
 from autobyteus_like.errors import UnfinishedSessionError
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
-from autobyteus_like.team._handoffs import is_handoff_mail, resume_handoff
+from autobyteus_like.team._handoffs import is_handoff_mail, resume_handoff, retake_handoff
 
 if TYPE_CHECKING:
     from autobyteus_like.mail._room import MailRoom
@@ -83,6 +83,7 @@ class TeamSessionWork:
         found = False
         resumed = set()
         for name, agent in self.agents.items():
+            retake_handoff(self.mail, name, self.agents, session)  # taken, not yet begun
             for turn in agent.resume():
                 found = True
                 resumed.add(name)

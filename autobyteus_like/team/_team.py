@@ -126,12 +126,13 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)
-            handoffs = handoff_tools(config.members, member)  # transfer_to_<member> each
+            handoffs, taps = handoff_tools(config.members, member)  # transfer_to_<member> each
             self.agents[member.name] = self._backend.member(
                 self.member_calls.wire(effective.model_copy(update={
                     "system_prompt": with_roster(config, member.name, effective.system_prompt),
                     "prices": effective.prices.merged_over(config.prices),
-                    "tools": [*effective.tools, *handoffs]})),
+                    "tools": [*effective.tools, *handoffs],
+                    "hooks": [*effective.hooks, *taps]})),
                 ToolRegistry(tools), sources, formats,
                 session=session, tracing=self.tracing, team_usage=self._usage,
             )

@@ -16,6 +16,7 @@ from autobyteus_like.tools._base import BaseTool
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._handoff import HandoffEntry
 from autobyteus_like.tools._image_content import ImageContent
 from autobyteus_like.tools._invocation import ErrorCode, ToolErrorInfo, ToolInvocation, ToolResult
 from autobyteus_like.tools._registry import ToolRegistry
@@ -37,6 +38,7 @@ __all__ = [
     "BaseTool",
     "DuplicateToolError",
     "ErrorCode",
+    "HandoffEntry",
     "ImageContent",
     "SandboxPolicy",
     "ToolArgumentError",

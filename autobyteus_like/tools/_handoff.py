@@ -8,21 +8,47 @@ conversation (``mail/_room.py``). Marked by its category, so no other tool passe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict
+
+from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 
-__all__ = ["HANDOFF_CATEGORY", "HANDOFF_PREFIX", "handoff_receiver", "handoff_tool"]
+__all__ = ["HANDOFF_CATEGORY", "HANDOFF_PREFIX", "HandoffEntry", "handoff_receiver",
+           "handoff_target", "handoff_tool"]
 
 HANDOFF_CATEGORY = "handoff"
 HANDOFF_PREFIX = "transfer_to_"
 
 
-def handoff_tool(receiver: str, role: str = "") -> ToolDefinition:
-    """``transfer_to_<receiver>``: hand the conversation over to the member ``receiver``
-    (described by its ``role``), with a ``reason``."""
+class HandoffEntry(BaseModel):
+    """A ``handoffs:`` entry with options (``{to: billing, requires_approval: true}``) beside
+    the plain name: ``requires_approval`` makes its call wait for approve()/deny() under every
+    ``approval_policy`` but ``auto_approve_marked``, as the mark does for any tool."""
 
-    def transfer(reason: str) -> str:
-        return f"Transferred to {receiver}."
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    to: str
+    requires_approval: bool = False
+
+
+def handoff_target(entry: str | HandoffEntry) -> tuple[str, bool]:
+    """The member a ``handoffs:`` entry names, and whether its handoff waits for approval."""
+    if isinstance(entry, HandoffEntry):
+        return entry.to, entry.requires_approval
+    return entry, False
+
+
+def handoff_tool(receiver: str, role: str = "", *, requires_approval: bool = False,
+                 summary: Callable[[ToolContext], str] | None = None) -> ToolDefinition:
+    """``transfer_to_<receiver>``: hand the conversation over to the member ``receiver``
+    (described by its ``role``), with a ``reason``; marked ``requires_approval`` when asked.
+    ``summary``: what its result adds (the receiver's ``handoff_history: summary``)."""
+
+    def transfer(reason: str, ctx: ToolContext) -> str:
+        added = summary(ctx) if summary is not None else ""
+        return f"Transferred to {receiver}.{added}"
 
     about = f" ({role.strip()})" if role.strip() else ""
     transfer.__doc__ = (
@@ -31,7 +57,7 @@ def handoff_tool(receiver: str, role: str = "") -> ToolDefinition:
         f"Args:\n    reason: Why {receiver} should take over, in one sentence.")
     # Idempotent: it has no side effect; a call its process died running runs again.
     return tool(name=f"{HANDOFF_PREFIX}{receiver}", category=HANDOFF_CATEGORY,
-                idempotent=True)(transfer)
+                idempotent=True, requires_approval=requires_approval)(transfer)
 
 
 def handoff_receiver(tool: ToolDefinition | None) -> str | None:

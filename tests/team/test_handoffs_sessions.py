@@ -53,6 +53,9 @@ class Stages(AgentHooks):  # called after the session writer stored the step
     def turn_ended(self, turn, messages, answer, error):
         if stage == "caller_turn_ended":
             reached()
+    def message_received(self, message):
+        if stage == "receiver_took" and self.member == "billing":
+            reached()
     def request_sent(self, turn, messages):
         if stage == "receiver_asked" and self.member == "billing":
             reached()
@@ -66,12 +69,13 @@ with Session("s1", store) as session, AgentTeam(config, tools=[record], session=
     team.run("refund please", timeout=60)
 '''
 
-STAGES = ["during_other_call", "handoff_stored", "caller_turn_ended"]
+STAGES = ["during_other_call", "handoff_stored", "caller_turn_ended", "receiver_took"]
 """Killed while the other call of the response runs (its body started), once the handoff's
-result and holder are stored, and once the caller's turn ended with its message to the
-receiver stored but not delivered (the child also knows ``handoff_running``, the handoff
-committed as running, and ``receiver_asked``, the receiver's first request sent: both pass,
-left out for the suite's time)."""
+result and holder are stored, once the caller's turn ended with its message to the
+receiver stored but not delivered, and once the receiver took that message (stored as
+delivered, its turn queued) before its first turn stored the conversation (the child
+also knows ``handoff_running``, the handoff committed as running, and ``receiver_asked``,
+the receiver's first request sent: both pass, left out for the suite's time)."""
 
 effects: list[str] = []
 
