@@ -1,6 +1,8 @@
 """TeamExecutor: the A2A SDK's ``AgentExecutor`` in front of a ``TeamHost``.
 
-Each message is one ask of the team (the coordinator gets its text). The task goes
+Each message is one ask of the team (the coordinator gets its text) in the conversation its
+A2A context names (``TeamHost.ask(..., conversation=context_id)``: each context its own
+members' histories and, with a session, its own record ``NAME@CONTEXT``). The task goes
 ``submitted`` -> ``working`` (one status update, with a line of text, for each step worth
 telling: a member thinking, calling a tool, a message between members) -> ``completed`` with
 the answer as the artifact ``answer`` and the status message; a failed turn is ``failed``
@@ -53,7 +55,7 @@ class TeamExecutor(AgentExecutor):
                                             updater.new_agent_message([new_text_part(line)]))
 
         try:
-            answer = await self._host.ask(text, None, report)
+            answer = await self._host.ask(text, None, report, conversation=context.context_id)
         except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
             await updater.failed(updater.new_agent_message([new_text_part(str(exc))]))
             return

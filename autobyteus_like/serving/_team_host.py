@@ -53,8 +53,8 @@ class TeamHost:
 
     def __init__(self, config: TeamConfig,
                  tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
-                 policy: ApprovalPolicy | None = None, session: Session | None = None
-                 ) -> None:
+                 policy: ApprovalPolicy | None = None, session: Session | None = None,
+                 max_conversations: int | None = None) -> None:
         named, sources = split_tool_sources(tools)
         if config.mcp_servers:
             from autobyteus_like.mcp._toolset import MCPToolset
@@ -68,6 +68,7 @@ class TeamHost:
         """A session the team keeps its conversations in (and goes on with)."""
         self._tools: list[ToolLike | ToolSource] = [*named, *sources]
         self._sources = sources
+        self._most = max_conversations  # open besides the default one (None: no limit)
         self._team: AgentTeam | None = None
         self._asked: set[str | None] = set()  # a conversation's first ask: its start's run
         self._unfinished: str | None = None  # where the session's work stood at start
@@ -92,7 +93,8 @@ class TeamHost:
         stops the start half way (a failure, a signal) stops what was started."""
         try:
             acquire_all(self._sources, f"team {self.config.name!r}")
-            self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+            self._team = AgentTeam(self.config, tools=self._tools, session=self.session,
+                                   max_conversations=self._most).start()
             standing = None if self.session is None else self.session.standing()
             self._unfinished = None if standing in (None, "done") else standing
         except BaseException:
