@@ -15,9 +15,10 @@ reply. Safe by default:
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from autobyteus_like.errors import LLMError
@@ -49,18 +50,41 @@ class RemoteA2AAgent(LLM):
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-        answer = asyncio.run(self.ask(text, cancel))
-        if answer is not None:
-            yield LLMChunk(text=answer, final=True, finish_reason="stop")
+        pieces: queue.SimpleQueue[str] = queue.SimpleQueue()
+        loop = asyncio.new_event_loop()
+        work = loop.create_task(self.ask(text, cancel, pieces.put))
+        streamed: list[str] = []
+        try:
+            while not work.done():  # the remote's text as it comes, on this worker thread
+                loop.run_until_complete(asyncio.wait({work}, timeout=_CANCEL_POLL_S))
+                while not pieces.empty():
+                    piece = pieces.get()
+                    streamed.append(piece)
+                    yield LLMChunk(text=piece)
+            answer = work.result()
+        finally:
+            if not work.done():  # the consumer went away: the remote task is cancelled
+                cancel.set()
+                loop.run_until_complete(asyncio.gather(work, return_exceptions=True))
+            loop.close()
+        if answer is None:
+            return
+        said = "".join(streamed)
+        rest = "" if said.rstrip().endswith(answer.strip()) else answer
+        if said and rest:
+            rest = "\n\n" + rest
+        yield LLMChunk(text=rest, final=True, finish_reason="stop")
 
     def _error(self, what: str, cause: BaseException | None = None) -> LLMError:
         error = LLMError(f"A2A agent at {self.url}: {what}", provider="a2a", model=self.url)
         error.__cause__ = cause
         return error
 
-    async def ask(self, text: str, cancel: threading.Event) -> str | None:
+    async def ask(self, text: str, cancel: threading.Event,
+                  streamed: Callable[[str], None] | None = None) -> str | None:
         """Send ``text``; the remote's answer, or None once ``cancel`` was set (the remote
-        task cancelled). ``LLMError`` saying what went wrong."""
+        task cancelled). ``streamed`` is given the remote's text as it streams (its artifact
+        chunks other than the final answer). ``LLMError`` saying what went wrong."""
         import httpx
         from a2a.client import A2AClientError, ClientConfig, create_client
 
@@ -71,16 +95,17 @@ class RemoteA2AAgent(LLM):
             except (A2AClientError, httpx.HTTPError) as exc:
                 raise self._error(f"cannot reach it: {_why(exc)}", exc) from None
             task_id: list[str] = []
-            work = asyncio.ensure_future(self._run(client, text, task_id))
+            work = asyncio.ensure_future(self._run(client, text, task_id, streamed))
             stop = asyncio.ensure_future(_stopped(cancel))
             try:
                 done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
                                              return_when=asyncio.FIRST_COMPLETED)
             finally:
                 stop.cancel()
-            if work in done:
+            if work in done and not isinstance(work.exception(), _InputRequired):
                 await client.close()
                 return work.result()
+            asked = work.exception() if work in done else None
             work.cancel()
             await asyncio.gather(work, return_exceptions=True)
             if task_id:
@@ -92,11 +117,16 @@ class RemoteA2AAgent(LLM):
                 except Exception:  # it may be gone or done: the turn ends either way
                     pass
             await client.close()
+            if isinstance(asked, _InputRequired):  # never answered unasked: declined
+                raise self._error(
+                    f"it asks for input ({asked.question}); nobody here answers a remote "
+                    "agent's question, so its task was cancelled")
             if cancel.is_set():
                 return None
             raise self._error(f"no answer within {self.timeout_s:g} s")
 
-    async def _run(self, client: Any, text: str, task_id: list[str]) -> str:
+    async def _run(self, client: Any, text: str, task_id: list[str],
+                   streamed: Callable[[str], None] | None) -> str:
         import httpx
         from a2a.client import A2AClientError
         from a2a.helpers.proto_helpers import new_text_message
@@ -104,7 +134,7 @@ class RemoteA2AAgent(LLM):
 
         request = SendMessageRequest(message=new_text_message(
             text, role=Role.ROLE_USER, context_id=self.context_id))
-        answer: list[str] = []
+        artifacts: dict[str, list[str]] = {}  # by artifact id, in order
         status_text = ""
         state = None
         try:
@@ -112,27 +142,42 @@ class RemoteA2AAgent(LLM):
                 if event.HasField("task"):
                     task_id[:] = [event.task.id]
                     state = event.task.status.state
-                    answer = [p.text for a in event.task.artifacts for p in a.parts if p.text]
+                    artifacts = {a.artifact_id: [p.text for p in a.parts if p.text]
+                                 for a in event.task.artifacts}
                     status_text = _message_text(event.task.status.message)
                 elif event.HasField("status_update"):
                     state = event.status_update.status.state
                     status_text = _message_text(event.status_update.status.message)
                 elif event.HasField("artifact_update"):
-                    answer += [p.text for p in event.artifact_update.artifact.parts if p.text]
+                    update = event.artifact_update
+                    parts = [p.text for p in update.artifact.parts if p.text]
+                    kept = artifacts.setdefault(update.artifact.artifact_id, [])
+                    kept[:] = [*kept, *parts] if update.append else parts
+                    if streamed is not None and update.artifact.name != "answer":
+                        for part in parts:
+                            streamed(part)
                 elif event.HasField("message"):
                     return _message_text(event.message)
         except (A2AClientError, httpx.HTTPError) as exc:
             raise self._error(f"the call failed: {_why(exc)}", exc) from None
         if state == TaskState.TASK_STATE_COMPLETED:
-            return "\n".join(answer) if answer else status_text
+            answer = artifacts.get("answer") or [p for a in artifacts.values() for p in a]
+            return "".join(answer) if "answer" in artifacts else "\n".join(answer) or status_text
         named = TaskState.Name(state) if state is not None else "no state"
         if state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            raise self._error(f"it asks for input ({status_text or 'no message'}); answering "
-                              "a remote's question is not supported yet")
+            raise _InputRequired(status_text or "no message")
         if state in (TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED,
                      TaskState.TASK_STATE_CANCELED):
             raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
         raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+class _InputRequired(Exception):
+    """The remote task waits for input: it is cancelled (nobody here answers it)."""
+
+    def __init__(self, question: str) -> None:
+        super().__init__(question)
+        self.question = question
 
 
 def _message_text(message: Any) -> str:

@@ -118,8 +118,10 @@ async def stream_then_get(url: str, http: httpx.AsyncClient) -> None:
     steps = [e.status_update.status.message.parts[0].text for e in events
              if e.HasField("status_update") and e.status_update.status.message.parts]
     assert "lead is thinking (step 1)" in steps
-    [answer] = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
+    *streamed, answer = [e.artifact_update.artifact for e in events
+                         if e.HasField("artifact_update")]
     assert answer.name == "answer" and answer.parts[0].text == "The answer is 4."
+    assert "".join(a.parts[0].text for a in streamed) == "The answer is 4."  # as it came
 
     plain = await create_client(url, ClientConfig(streaming=False, httpx_client=http))
     [final] = await collect(plain, message("and again?"))
