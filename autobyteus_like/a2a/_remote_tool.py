@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from autobyteus_like.a2a._remote import RemoteA2AAgent
 from autobyteus_like.errors import LLMError, ToolFailure
+from autobyteus_like.llm._remote_a2a import RemoteA2AAgent
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode

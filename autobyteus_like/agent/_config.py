@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -26,6 +27,7 @@ from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.hooks._protocol import AgentHooks
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._fallback import FallbackLLM
+from autobyteus_like.llm._remote_a2a import A2AMember
 from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
@@ -86,6 +88,9 @@ class AgentConfig(ConfigModel):
     role: str = ""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM | LLMSpec
+    a2a: A2AMember | None = None
+    """A remote A2A agent as this member's model, instead of ``llm`` (``{url, token_env,
+    timeout_s}``; docs/a2a.md): ``llm`` becomes its ``RemoteA2AAgent``."""
     tools: list[Annotated[Any, AfterValidator(_tool_or_name)]] = Field(default_factory=list)
     tool_format: str | None = None
     """A format's name, or ``auto``: native calls where the provider and server handle them,
@@ -217,6 +222,21 @@ class AgentConfig(ConfigModel):
     def sandbox_for(self, tool_name: str) -> SandboxPolicy:
         """The sandbox that applies to one tool."""
         return self.tool_sandboxes.get(tool_name, self.sandbox)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a2a_member(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("a2a") is not None:
+            if data.get("llm") is not None:
+                raise ValueError("give llm or a2a (a remote agent as the model), not both")
+            try:
+                spec = A2AMember.model_validate(data["a2a"])
+            except ValidationError as exc:
+                raise ValueError("a2a: " + "; ".join(
+                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+                )) from None
+            data = {**data, "a2a": spec, "llm": spec.build()}
+        return data
 
     @field_validator("llm", mode="before")
     @classmethod

@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +98,45 @@ def test_the_tool_form_cancels_the_remote_task_at_its_timeout(tmp_path):
                 time.monotonic() < deadline:
             time.sleep(0.02)
         assert marker.read_text() == "cancelled"
+
+
+@pytest.mark.slow  # a served team in its own process
+def test_a_yaml_member_with_a2a_answers_and_its_stop_cancels_the_remote_task(tmp_path):
+    from autobyteus_like import AgentTeam
+
+    marker = tmp_path / "marker"
+    served_team = team_file(tmp_path, ["Remote says hi.",
+                                       call("wait", seconds=60, marker=str(marker)), "never"])
+    with served(served_team) as (url, _process):
+        calling = tmp_path / "calling.yaml"
+        calling.write_text(
+            "name: calling\ncoordinator: asker\nmembers:\n"
+            f"  - name: asker\n    role: the remote team\n    a2a: {{url: '{url}', "
+            "timeout_s: 60}\n")
+        team = AgentTeam.from_yaml(calling).start()
+        try:
+            assert team.run("hello?", timeout=60) == "Remote says hi."
+            outcome: list[BaseException | str] = []
+            asked = threading.Thread(target=lambda: outcome.append(_team_run(team, "wait")))
+            asked.start()
+            try:
+                started = threading.Event()
+                _until_started(marker, started)
+                assert started.is_set()
+                team.stop()  # the caller stops: the remote task is cancelled
+            finally:
+                asked.join(60)
+            assert not asked.is_alive() and not isinstance(outcome[0], str)
+        finally:
+            team.stop()
+        deadline = time.monotonic() + 30  # a file the other process writes
+        while marker.read_text() != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert marker.read_text() == "cancelled"
+
+
+def _team_run(team: Any, message: str) -> BaseException | str:
+    try:
+        return str(team.run(message, timeout=60))
+    except BaseException as exc:
+        return exc

@@ -1,4 +1,5 @@
-"""RemoteA2AAgent: a remote A2A agent in a team, as the "LLM" of a member.
+"""RemoteA2AAgent: a remote A2A agent in a team, as the "LLM" of a member (in YAML, a member's
+``a2a: {url: ..., token_env: ..., timeout_s: ...}`` instead of ``llm:``: ``A2AMember``).
 
 Each turn of the member sends the newest user message's text to the remote agent (one A2A
 context per ``RemoteA2AAgent``, so the remote keeps one conversation) and streams its task:
@@ -15,20 +16,44 @@ reply. Safe by default:
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from autobyteus_like.errors import LLMError
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest
 
-__all__ = ["RemoteA2AAgent"]
+__all__ = ["A2AMember", "RemoteA2AAgent"]
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
+
+
+class A2AMember(BaseModel):
+    """A member's ``a2a:``: the remote agent that is its model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(pattern=r"^https?://\S+$")
+    """Where the agent answers (its card at ``URL/.well-known/agent-card.json``)."""
+    token_env: str | None = None
+    """The environment variable holding its bearer token (never the token itself)."""
+    timeout_s: float = Field(default=300.0, gt=0)
+
+    def build(self) -> RemoteA2AAgent:
+        """The member's model (``ValueError`` when ``token_env`` is not set)."""
+        token = None
+        if self.token_env is not None:
+            token = os.environ.get(self.token_env)
+            if not token:
+                raise ValueError(f"a2a: token_env {self.token_env}: the variable is not set")
+        return RemoteA2AAgent(self.url, token=token, timeout_s=self.timeout_s)
 
 
 class RemoteA2AAgent(LLM):
