@@ -21,6 +21,7 @@ from pydantic import (
 
 from autobyteus_like._config_problems import ConfigModel
 from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
+from autobyteus_like.agent._prompt_ref import MCPPromptRef
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
 from autobyteus_like.history._messages import HistoryMessage
@@ -88,6 +89,9 @@ class AgentConfig(ConfigModel):
     role: str = ""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM | LLMSpec
+    prompt: MCPPromptRef | None = None
+    """The system prompt from an MCP server's prompt, instead of ``system_prompt``
+    (``{server, name, arguments}``; the tools are taught after it; docs/mcp.md)."""
     a2a: A2AMember | None = None
     """A remote A2A agent as this member's model, instead of ``llm`` (``{url, token_env,
     timeout_s}``; docs/a2a.md): ``llm`` becomes its ``RemoteA2AAgent``."""
@@ -236,6 +240,9 @@ class AgentConfig(ConfigModel):
                     f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
                 )) from None
             data = {**data, "a2a": spec, "llm": spec.build()}
+        if isinstance(data, dict) and data.get("prompt") is not None and \
+                data.get("system_prompt") is not None:
+            raise ValueError("give system_prompt or prompt (an MCP server's), not both")
         return data
 
     @field_validator("llm", mode="before")
