@@ -41,6 +41,7 @@ from autobyteus_like.tools._registry import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from autobyteus_like.mcp import ElicitationHandler
     from autobyteus_like.store._session import Session
 
 __all__ = ["TeamHost"]
@@ -49,17 +50,19 @@ Report = Callable[[AgentEvent], Awaitable[None]]
 
 
 class TeamHost:
-    """One team behind an MCP server; ``start`` it, ``ask`` it, ``stop`` it."""
+    """One team behind a server; ``start`` it, ``ask`` it, ``stop`` it. ``on_elicitation``:
+    where its MCP servers' questions for a person go (an API callback; None: declined)."""
 
     def __init__(self, config: TeamConfig,
                  tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
                  policy: ApprovalPolicy | None = None, session: Session | None = None,
-                 max_conversations: int | None = None) -> None:
+                 max_conversations: int | None = None,
+                 on_elicitation: ElicitationHandler | None = None) -> None:
         named, sources = split_tool_sources(tools)
-        if config.mcp_servers:
+        if config.mcp_servers:  # their questions for a person: on_elicitation (None: declined)
             from autobyteus_like.mcp._toolset import MCPToolset
 
-            sources += tuple(MCPToolset(name, server)
+            sources += tuple(MCPToolset(name, server, on_elicitation=on_elicitation)
                              for name, server in config.mcp_servers.items())
             config = config.model_copy(update={"mcp_servers": {}})
         self.config = config

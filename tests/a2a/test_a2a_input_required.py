@@ -92,6 +92,8 @@ def test_approval_is_asked_of_the_client_and_answered_in_its_next_message(tmp_pa
                 fetched = await client.get_task(GetTaskRequest(id=task))
                 assert fetched.status.state == TaskState.TASK_STATE_CANCELED
                 assert marker.read_text() == "purged\n"
+                after = await collect(client, message("still there?", context_id="c"))
+                assert states(after)[-1] == TaskState.TASK_STATE_COMPLETED  # not held
 
         anyio.run(talk)
     assert process.returncode == 0
