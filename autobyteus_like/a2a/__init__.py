@@ -8,8 +8,9 @@ in YAML: ``A2AMember``) or as a tool
 Importing this package loads no A2A SDK; building or serving an app does.
 """
 
-from autobyteus_like.a2a._remote_tool import remote_agent_tool
+from autobyteus_like.a2a._remote_tool import remote_agent_tool, remote_agent_tools
 from autobyteus_like.a2a._server import build_a2a_app, serve_a2a
-from autobyteus_like.llm._remote_a2a import A2AMember, RemoteA2AAgent
+from autobyteus_like.llm._remote_a2a import A2AMember, RemoteA2AAgent, RemoteQuestion
 
-__all__ = ["A2AMember", "RemoteA2AAgent", "build_a2a_app", "remote_agent_tool", "serve_a2a"]
+__all__ = ["A2AMember", "RemoteA2AAgent", "RemoteQuestion", "build_a2a_app", "remote_agent_tool",
+           "remote_agent_tools", "serve_a2a"]

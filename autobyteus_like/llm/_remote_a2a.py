@@ -29,7 +29,7 @@ from autobyteus_like.errors import LLMError
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest
 
-__all__ = ["A2AMember", "RemoteA2AAgent"]
+__all__ = ["A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
@@ -106,10 +106,14 @@ class RemoteA2AAgent(LLM):
         return error
 
     async def ask(self, text: str, cancel: threading.Event,
-                  streamed: Callable[[str], None] | None = None) -> str | None:
-        """Send ``text``; the remote's answer, or None once ``cancel`` was set (the remote
-        task cancelled). ``streamed`` is given the remote's text as it streams (its artifact
-        chunks other than the final answer). ``LLMError`` saying what went wrong."""
+                  streamed: Callable[[str], None] | None = None, *, task: str | None = None,
+                  keep_question: bool = False) -> str | None:
+        """Send ``text`` (to the waiting task ``task``: the answer to its question); the
+        remote's answer, or None once ``cancel`` was set (the remote task cancelled).
+        ``streamed`` is given the remote's text as it streams (its artifact chunks other than
+        the final answer). A remote asking for input: its task is cancelled and an
+        ``LLMError`` says so, or with ``keep_question`` a ``RemoteQuestion`` (its task left
+        waiting). ``LLMError`` saying what went wrong."""
         import httpx
         from a2a.client import A2AClientError, ClientConfig, create_client
 
@@ -120,6 +124,8 @@ class RemoteA2AAgent(LLM):
             except (A2AClientError, httpx.HTTPError) as exc:
                 raise self._error(f"cannot reach it: {_why(exc)}", exc) from None
             task_id: list[str] = []
+            if task is not None:
+                task_id.append(task)
             work = asyncio.ensure_future(self._run(client, text, task_id, streamed))
             stop = asyncio.ensure_future(_stopped(cancel))
             try:
@@ -131,6 +137,9 @@ class RemoteA2AAgent(LLM):
                 await client.close()
                 return work.result()
             asked = work.exception() if work in done else None
+            if isinstance(asked, _InputRequired) and keep_question and task_id:
+                await client.close()
+                raise RemoteQuestion(self.url, asked.question, task_id[0])
             work.cancel()
             await asyncio.gather(work, return_exceptions=True)
             if task_id:
@@ -157,8 +166,9 @@ class RemoteA2AAgent(LLM):
         from a2a.helpers.proto_helpers import new_text_message
         from a2a.types import Role, SendMessageRequest, TaskState
 
+        ids = {"task_id": task_id[0]} if task_id else {}
         request = SendMessageRequest(message=new_text_message(
-            text, role=Role.ROLE_USER, context_id=self.context_id))
+            text, role=Role.ROLE_USER, context_id=self.context_id, **ids))
         artifacts: dict[str, list[str]] = {}  # by artifact id, in order
         status_text = ""
         state = None
@@ -171,6 +181,7 @@ class RemoteA2AAgent(LLM):
                                  for a in event.task.artifacts}
                     status_text = _message_text(event.task.status.message)
                 elif event.HasField("status_update"):
+                    task_id[:] = [event.status_update.task_id or (task_id or [""])[0]]
                     state = event.status_update.status.state
                     status_text = _message_text(event.status_update.status.message)
                 elif event.HasField("artifact_update"):
@@ -195,6 +206,17 @@ class RemoteA2AAgent(LLM):
                      TaskState.TASK_STATE_CANCELED):
             raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
         raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+class RemoteQuestion(LLMError):
+    """The remote agent asks for input (an approval, say); its task ``task_id`` waits for the
+    answer (``RemoteA2AAgent.ask(answer, ..., task=task_id)``)."""
+
+    def __init__(self, url: str, question: str, task_id: str) -> None:
+        super().__init__(f"A2A agent at {url}: it asks for input ({question}); its task "
+                         f"{task_id} waits for the answer", provider="a2a", model=url)
+        self.question = question
+        self.task_id = task_id
 
 
 class _InputRequired(Exception):

@@ -124,3 +124,38 @@ def test_our_remote_member_streams_text_and_declines_a_remote_question(tmp_path)
         with pytest.raises(AgentTurnError, match=r"it asks for input .*purge.*nobody here"):
             agent.run("purge it", timeout=60)
         assert marker.read_text() == ""
+
+
+@pytest.mark.slow  # a served team in its own process
+def test_a_remotes_question_goes_to_our_approval_flow(tmp_path):
+    from autobyteus_like import ScriptedLLM
+    from autobyteus_like.a2a import remote_agent_tools
+    from autobyteus_like.events import ApprovalRequested
+
+    marker = tmp_path / "marker"
+    marker.write_text("")
+    with served(purging_team(tmp_path, marker, rounds=1)) as (url, _process):
+        ask, answer = remote_agent_tools(url, name="ask_remote", timeout_s=60)
+
+        def answer_it(request: Any) -> str:  # the LLM answers the question it was shown
+            said = request.messages[-1].content
+            task = said.split("Its task ")[1].split()[0]
+            return call("ask_remote_answer", task_id=task, answer="approve")
+
+        llm = ScriptedLLM([call("ask_remote", message="purge it"), answer_it, "all done"])
+        config = AgentConfig(name="caller", llm=llm, tools=["ask_remote", "ask_remote_answer"],
+                             tool_format="json", tool_sandboxes={
+                                 name: {"allow_network": True}
+                                 for name in ("ask_remote", "ask_remote_answer")})
+        with Agent(config, tools=[ask, answer]) as agent:
+            watched = agent.events()
+            reply = agent.send("go")
+            while not isinstance(event := watched.get(timeout=60), ApprovalRequested):
+                assert event is not None
+            assert event.invocation.name == "ask_remote_answer"
+            assert "lead wants to call purge" in llm.requests[1].messages[-1].content
+            assert marker.read_text() == ""  # nothing answered the remote unasked
+            agent.approve(event.invocation.id)  # the person at our end says yes
+            assert reply.result(timeout=60) == "all done"
+        assert marker.read_text() == "purged\n"
+        assert "Done with the purge." in llm.requests[2].messages[-1].content
