@@ -28,7 +28,7 @@ from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.hooks._protocol import AgentHooks
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._fallback import FallbackLLM
-from autobyteus_like.llm._remote_a2a import A2AMember
+from autobyteus_like.llm._remote_a2a import A2AMember, RemoteA2AAgent
 from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
@@ -268,6 +268,8 @@ class AgentConfig(ConfigModel):
         ``LLMError`` naming a missing key or extra), with the member's call rules on its
         requests and, with ``tool_format: auto``, adapting its format to the server."""
         llm = self.llm.build() if isinstance(self.llm, LLMSpec) else self.llm
+        if isinstance(llm, RemoteA2AAgent):  # one remote context per agent, never shared
+            llm = llm.for_agent()
         return member_llm(llm, self.call_rules(), adapt=self.adapts_format())
 
     def adapts_format(self) -> bool:

@@ -2,7 +2,8 @@
 ``a2a: {url: ..., token_env: ..., timeout_s: ...}`` instead of ``llm:``: ``A2AMember``).
 
 Each turn of the member sends the newest user message's text to the remote agent (one A2A
-context per ``RemoteA2AAgent``, so the remote keeps one conversation) and streams its task:
+context per member agent: ``AgentConfig.build_llm`` gives each its ``for_agent`` copy, so the
+remote keeps one conversation per conversation of ours) and streams its task:
 the remote's answer (its artifacts' text, else its final status message) is the member's
 reply. Safe by default:
 
@@ -16,6 +17,7 @@ reply. Safe by default:
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import queue
 import threading
@@ -72,6 +74,13 @@ class RemoteA2AAgent(LLM):
 
     def __repr__(self) -> str:
         return f"RemoteA2AAgent({self.url!r})"
+
+    def for_agent(self) -> RemoteA2AAgent:
+        """The same remote with an A2A context of its own, for one agent (each conversation
+        of a team has its own member agents: they never share the remote's context)."""
+        mine = copy.copy(self)
+        mine.context_id = uuid.uuid4().hex
+        return mine
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")

@@ -105,9 +105,10 @@ def test_a_yaml_member_with_a2a_answers_and_its_stop_cancels_the_remote_task(tmp
     from autobyteus_like import AgentTeam
 
     marker = tmp_path / "marker"
-    served_team = team_file(tmp_path, ["Remote says hi.",
+    served_team = team_file(tmp_path, ["Remote says hi.", "Hello, other user.",
                                        call("wait", seconds=60, marker=str(marker)), "never"])
-    with served(served_team) as (url, _process):
+    store = tmp_path / "served.sessions.db"
+    with served(served_team, "--session", "s", "--store", str(store)) as (url, _process):
         calling = tmp_path / "calling.yaml"
         calling.write_text(
             "name: calling\ncoordinator: asker\nmembers:\n"
@@ -116,6 +117,7 @@ def test_a_yaml_member_with_a2a_answers_and_its_stop_cancels_the_remote_task(tmp
         team = AgentTeam.from_yaml(calling).start()
         try:
             assert team.run("hello?", timeout=60) == "Remote says hi."
+            team.run("and you?", conversation="another user", timeout=60)
             outcome: list[BaseException | str] = []
             asked = threading.Thread(target=lambda: outcome.append(_team_run(team, "wait")))
             asked.start()
@@ -133,6 +135,14 @@ def test_a_yaml_member_with_a2a_answers_and_its_stop_cancels_the_remote_task(tmp
         while marker.read_text() != "cancelled" and time.monotonic() < deadline:
             time.sleep(0.02)
         assert marker.read_text() == "cancelled"
+    from autobyteus_like.store import open_store
+
+    opened = open_store(store)
+    try:  # each of our conversations was a context of its own over there
+        contexts = [info.name for info in opened.sessions() if info.name.startswith("s@")]
+        assert len(contexts) == 2
+    finally:
+        opened.close()
 
 
 def _team_run(team: Any, message: str) -> BaseException | str:
