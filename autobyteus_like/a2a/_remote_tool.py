@@ -3,7 +3,9 @@
 questions through our approval flow.
 
 The tool sends its ``message`` to the agent at ``url`` and returns the agent's answer, as
-``RemoteA2AAgent`` does for a member's turn (the same context for every call of one tool).
+``RemoteA2AAgent`` does for a member's turn; each call is a new A2A context of its own (a
+tool is shared by members and conversations: no caller ever sees another's exchange), so a
+message says everything the remote needs.
 The call's cancellation (the member stopped, the tool's timeout) cancels the remote task;
 a remote that is down or fails is a failed call (``NOT_AVAILABLE``) whose message names the URL
 and what happened. A remote that asks for input (``input-required``: a served team's approval)
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
 
 from autobyteus_like.errors import LLMError, ToolFailure
 from autobyteus_like.llm._remote_a2a import RemoteA2AAgent, RemoteQuestion
@@ -51,11 +54,13 @@ class _Remote:
         self.agent = RemoteA2AAgent(url, token=token, timeout_s=timeout_s)
         self.name = name
         self.answers = answers
-        self.waiting: dict[str, str] = {}  # task id -> its question
+        self.waiting: dict[str, str] = {}  # task id -> its context
 
-    async def _send(self, text: str, task: str | None = None) -> str:
+    async def _send(self, text: str, task: str | None = None, context: str | None = None
+                    ) -> str:
         cancel = threading.Event()
-        work = asyncio.ensure_future(self.agent.ask(text, cancel, task=task,
+        context = context or uuid.uuid4().hex  # a call's own, or its waiting task's
+        work = asyncio.ensure_future(self.agent.ask(text, cancel, task=task, context=context,
                                                     keep_question=self.answers))
         try:
             answer = await asyncio.shield(work)
@@ -64,7 +69,7 @@ class _Remote:
             await asyncio.gather(work, return_exceptions=True)
             raise
         except RemoteQuestion as asked:
-            self.waiting[asked.task_id] = asked.question
+            self.waiting[asked.task_id] = context
             return (f"The remote agent asks: {asked.question}\nIts task {asked.task_id} waits "
                     f"for the answer: call {self.name}_answer with task_id "
                     f"{asked.task_id!r} and the answer ('approve', or 'deny: <reason>'); a "
@@ -98,11 +103,12 @@ class _Remote:
                 task_id: The task whose question this answers, as the question said.
                 answer: The answer: 'approve', or 'deny: <reason>', or what it asked for.
             """
-            if self.waiting.pop(task_id, None) is None:
+            context = self.waiting.pop(task_id, None)
+            if context is None:
                 raise ToolFailure(ErrorCode.INVALID_ARGS, f"no question of the remote agent "
                                   f"waits with task id {task_id!r}",
                                   suggestion=f"ask it again with {self.name}")
-            return await self._send(answer, task=task_id)
+            return await self._send(answer, task=task_id, context=context)
 
         return tool(name=f"{self.name}_answer", requires_approval=True,
                     description=f"Answer a question of the A2A agent at {self.agent.url} "

@@ -40,8 +40,9 @@ def add_serve_a2a_command(commands: Any) -> None:
     command.add_argument("--yes", "-y", action="store_true",
                          help="approve every call that needs approval")
     command.add_argument("--max-conversations", metavar="N", type=int, default=100,
-                         help="the most A2A contexts held at once (each its own conversation "
-                              "of the team; a new one past it fails its task; default 100)")
+                         help="the most A2A contexts open at once (each a conversation of "
+                              "the team; past it the one unused longest is let go; default "
+                              "100)")
     add_session_options(command, "the team's conversations (each A2A context its own record "
                                  "NAME@CONTEXT, continued after a restart)")
     command.set_defaults(handler=_serve_a2a)

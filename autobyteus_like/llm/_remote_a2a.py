@@ -116,11 +116,12 @@ class RemoteA2AAgent(LLM):
 
     async def ask(self, text: str, cancel: threading.Event,
                   streamed: Callable[[str], None] | None = None, *, task: str | None = None,
-                  keep_question: bool = False) -> str | None:
+                  keep_question: bool = False, context: str | None = None) -> str | None:
         """Send ``text`` (to the waiting task ``task``: the answer to its question); the
         remote's answer, or None once ``cancel`` was set (the remote task cancelled).
         ``streamed`` is given the remote's text as it streams (its artifact chunks other than
-        the final answer). A remote asking for input: its task is cancelled and an
+        the final answer). ``context``: the A2A context to ask in (this agent's without).
+        A remote asking for input: its task is cancelled and an
         ``LLMError`` says so, or with ``keep_question`` a ``RemoteQuestion`` (its task left
         waiting). ``LLMError`` saying what went wrong."""
         import httpx
@@ -135,7 +136,8 @@ class RemoteA2AAgent(LLM):
             task_id: list[str] = []
             if task is not None:
                 task_id.append(task)
-            work = asyncio.ensure_future(self._run(client, text, task_id, streamed))
+            work = asyncio.ensure_future(self._run(client, text, task_id, streamed,
+                                                   context or self.context_id))
             stop = asyncio.ensure_future(_stopped(cancel))
             try:
                 done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
@@ -169,7 +171,7 @@ class RemoteA2AAgent(LLM):
             raise self._error(f"no answer within {self.timeout_s:g} s")
 
     async def _run(self, client: Any, text: str, task_id: list[str],
-                   streamed: Callable[[str], None] | None) -> str:
+                   streamed: Callable[[str], None] | None, context: str) -> str:
         import httpx
         from a2a.client import A2AClientError
         from a2a.helpers.proto_helpers import new_text_message
@@ -177,7 +179,7 @@ class RemoteA2AAgent(LLM):
 
         ids = {"task_id": task_id[0]} if task_id else {}
         request = SendMessageRequest(message=new_text_message(
-            text, role=Role.ROLE_USER, context_id=self.context_id, **ids))
+            text, role=Role.ROLE_USER, context_id=context, **ids))
         artifacts: dict[str, list[str]] = {}  # by artifact id, in order
         status_text = ""
         state = None
