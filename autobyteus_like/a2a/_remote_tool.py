@@ -13,7 +13,7 @@ is declined by ``remote_agent_tool`` (its task cancelled, the call failed saying
 ``remote_agent_tools`` its question is the call's result instead and its task waits: the LLM
 may call ``<name>_answer(task_id, answer)``, a tool that always waits for a person's approval
 (the person sees the question in the result before it), so a remote's request is never
-answered unasked; asking the remote anything else first cancels the waiting task.
+answered unasked; at most 16 questions wait (past it the oldest task is cancelled).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
 
 __all__ = ["remote_agent_tool", "remote_agent_tools"]
+
+_MOST_WAITING = 16
+"""Questions of one remote left waiting at most; past it the oldest task is cancelled (each
+holds a conversation of the remote until answered)."""
 
 
 def remote_agent_tool(url: str, *, name: str, description: str | None = None,
@@ -70,6 +74,10 @@ class _Remote:
             raise
         except RemoteQuestion as asked:
             self.waiting[asked.task_id] = context
+            while len(self.waiting) > _MOST_WAITING:  # the oldest unanswered one goes
+                oldest = next(iter(self.waiting))
+                del self.waiting[oldest]
+                await self._cancel(oldest)
             return (f"The remote agent asks: {asked.question}\nIts task {asked.task_id} waits "
                     f"for the answer: call {self.name}_answer with task_id "
                     f"{asked.task_id!r} and the answer ('approve', or 'deny: <reason>'); a "
@@ -86,9 +94,6 @@ class _Remote:
             Args:
                 message: What to ask, with everything the agent needs to answer.
             """
-            for task in list(self.waiting):  # superseded: the remote's context is freed
-                self.waiting.pop(task, None)
-                await self._cancel(task)
             return await self._send(message)
 
         return tool(name=self.name,
