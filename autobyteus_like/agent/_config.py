@@ -13,7 +13,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -21,7 +20,7 @@ from pydantic import (
 
 from autobyteus_like._config_problems import ConfigModel
 from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
-from autobyteus_like.agent._prompt_ref import MCPPromptRef
+from autobyteus_like.agent._prompt_ref import MCPPromptRef, check_prompt_data
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
 from autobyteus_like.history._messages import HistoryMessage
@@ -230,20 +229,7 @@ class AgentConfig(ConfigModel):
     @model_validator(mode="before")
     @classmethod
     def _a2a_member(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("a2a") is not None:
-            if data.get("llm") is not None:
-                raise ValueError("give llm or a2a (a remote agent as the model), not both")
-            try:
-                spec = A2AMember.model_validate(data["a2a"])
-            except ValidationError as exc:
-                raise ValueError("a2a: " + "; ".join(
-                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-                )) from None
-            data = {**data, "a2a": spec, "llm": spec.build()}
-        if isinstance(data, dict) and data.get("prompt") is not None and \
-                data.get("system_prompt") is not None:
-            raise ValueError("give system_prompt or prompt (an MCP server's), not both")
-        return data
+        return check_prompt_data(A2AMember.into_member(data))
 
     @field_validator("llm", mode="before")
     @classmethod

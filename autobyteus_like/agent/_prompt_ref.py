@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autobyteus_like.errors import ToolFailure
 
-__all__ = ["MCPPromptRef"]
+__all__ = ["MCPPromptRef", "check_prompt_data"]
 
 
 class MCPPromptRef(BaseModel):
@@ -39,3 +39,11 @@ class MCPPromptRef(BaseModel):
         if not text.strip():
             raise ValueError(f"{where}: the server gave an empty prompt")
         return text
+
+
+def check_prompt_data(data: Any) -> Any:
+    """A member's data, refused when it gives both ``system_prompt`` and ``prompt``."""
+    if isinstance(data, dict) and data.get("prompt") is not None and \
+            data.get("system_prompt") is not None:
+        raise ValueError("give system_prompt or prompt (an MCP server's), not both")
+    return data

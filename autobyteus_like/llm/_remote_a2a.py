@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autobyteus_like.errors import LLMError
 from autobyteus_like.llm._base import LLM
@@ -47,6 +47,21 @@ class A2AMember(BaseModel):
     token_env: str | None = None
     """The environment variable holding its bearer token (never the token itself)."""
     timeout_s: float = Field(default=300.0, gt=0)
+
+    @classmethod
+    def into_member(cls, data: Any) -> Any:
+        """A member's data with its ``a2a:`` made its ``llm`` (``ValueError`` for one that is
+        not one, or given with ``llm``)."""
+        if not isinstance(data, dict) or data.get("a2a") is None:
+            return data
+        if data.get("llm") is not None:
+            raise ValueError("give llm or a2a (a remote agent as the model), not both")
+        try:
+            spec = cls.model_validate(data["a2a"])
+        except ValidationError as exc:
+            raise ValueError("a2a: " + "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+        return {**data, "a2a": spec, "llm": spec.build()}
 
     def build(self) -> RemoteA2AAgent:
         """The member's model (``ValueError`` when ``token_env`` is not set)."""

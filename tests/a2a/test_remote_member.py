@@ -150,3 +150,20 @@ def _team_run(team: Any, message: str) -> BaseException | str:
         return str(team.run(message, timeout=60))
     except BaseException as exc:
         return exc
+
+
+def test_an_a2a_member_that_is_not_one_is_refused_naming_why(monkeypatch):
+    def member(**fields: object) -> AgentConfig:
+        return AgentConfig.model_validate({"name": "expert", **fields})
+
+    with pytest.raises(ValueError, match=r"a2a: url: String should match"):
+        member(a2a={"url": "ftp://x"})
+    with pytest.raises(ValueError, match="give llm or a2a"):
+        member(a2a={"url": "http://127.0.0.1:1/"}, llm={"provider": "scripted",
+                                                         "responses": []})
+    monkeypatch.delenv("A2A_TOKEN_NOT_SET", raising=False)
+    with pytest.raises(ValueError, match="token_env A2A_TOKEN_NOT_SET: the variable is not set"):
+        member(a2a={"url": "http://127.0.0.1:1/", "token_env": "A2A_TOKEN_NOT_SET"})
+    monkeypatch.setenv("A2A_TOKEN_NOT_SET", TOKEN)
+    built = member(a2a={"url": "http://127.0.0.1:1/", "token_env": "A2A_TOKEN_NOT_SET"})
+    assert isinstance(built.llm, RemoteA2AAgent) and built.llm.token == TOKEN
