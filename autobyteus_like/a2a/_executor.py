@@ -76,9 +76,10 @@ class TeamExecutor(AgentExecutor):
         if ask is not None and ask.waiting is not None:  # the answer to our question
             if not await self._answer(ask, text, updater):
                 return
-        elif ask is not None:
-            await updater.reject(updater.new_agent_message([new_text_part(
-                "this task is already being worked on: wait for it, or cancel it")]))
+        elif ask is not None:  # (the task goes on: its state is not this message's)
+            await updater.update_status(TaskState.TASK_STATE_WORKING, updater.new_agent_message(
+                [new_text_part("this task is being worked on; your message was not taken: "
+                               "wait for it, or cancel it")]))
             return
         else:
             if not text.strip():
