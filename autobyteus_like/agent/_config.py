@@ -20,6 +20,7 @@ from pydantic import (
 
 from autobyteus_like._config_problems import ConfigModel
 from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
+from autobyteus_like.agent._prompt_ref import MCPPromptRef, check_prompt_data
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
 from autobyteus_like.formats import ToolCallFormat, format_for_provider
 from autobyteus_like.history._handover import check_handoff_history
@@ -27,6 +28,7 @@ from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.hooks._protocol import AgentHooks
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._fallback import FallbackLLM
+from autobyteus_like.llm._remote_a2a import A2AMember, RemoteA2AAgent
 from autobyteus_like.llm._spec import LLMSpec
 from autobyteus_like.tools._call_rules import CallRules, ToolChoice
 from autobyteus_like.tools._definition import ToolDefinition
@@ -91,6 +93,12 @@ class AgentConfig(ConfigModel):
     conversation per call (calls run at once), or its running one (calls queue, in order)."""
     system_prompt: str = "You are a helpful assistant.\n\n{{tools}}"
     llm: LLM | LLMSpec
+    prompt: MCPPromptRef | None = None
+    """The system prompt from an MCP server's prompt, instead of ``system_prompt``
+    (``{server, name, arguments}``; the tools are taught after it; docs/mcp.md)."""
+    a2a: A2AMember | None = None
+    """A remote A2A agent as this member's model, instead of ``llm`` (``{url, token_env,
+    timeout_s}``; docs/a2a.md): ``llm`` becomes its ``RemoteA2AAgent``."""
     tools: list[Annotated[Any, AfterValidator(_tool_or_name)]] = Field(default_factory=list)
     tool_format: str | None = None
     """A format's name, or ``auto``: native calls where the provider and server handle them,
@@ -232,6 +240,11 @@ class AgentConfig(ConfigModel):
         """The sandbox that applies to one tool."""
         return self.tool_sandboxes.get(tool_name, self.sandbox)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _a2a_member(cls, data: Any) -> Any:
+        return check_prompt_data(A2AMember.into_member(data))
+
     @field_validator("llm", mode="before")
     @classmethod
     def _llm_from_data(cls, value: Any) -> Any:
@@ -255,6 +268,8 @@ class AgentConfig(ConfigModel):
         ``LLMError`` naming a missing key or extra), with the member's call rules on its
         requests and, with ``tool_format: auto``, adapting its format to the server."""
         llm = self.llm.build() if isinstance(self.llm, LLMSpec) else self.llm
+        if isinstance(llm, RemoteA2AAgent):  # one remote context per agent, never shared
+            llm = llm.for_agent()
         return member_llm(llm, self.call_rules(), adapt=self.adapts_format())
 
     def adapts_format(self) -> bool:

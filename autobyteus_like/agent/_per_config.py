@@ -88,6 +88,7 @@ class PromptedAgent:
     tools: ToolRegistry
     format: ToolFormat
     _prompt: Prompt | None
+    _fetched_prompt: str | None = None  # ``config.prompt``'s text, from its MCP server
 
     @property
     def system_prompt(self) -> str:
@@ -101,8 +102,15 @@ class PromptedAgent:
     def _prompted(self) -> Prompt:
         prompted = self._prompt
         if prompted is None:
-            prompted = self._prompt = config_prompt(self.config, self.tools,
-                                                    self.format.formatter)
+            config = self.config
+            if config.prompt is not None:  # an MCP server's, fetched once per agent
+                fetched = getattr(self, "_fetched_prompt", None)
+                if fetched is None:
+                    fetched = config.prompt.text(getattr(self, "_sources", ()))
+                    self._fetched_prompt = fetched
+                config = config.model_copy(update={"system_prompt": f"{fetched}\n\n{{{{tools}}}}",
+                                                   "prompt": None})
+            prompted = self._prompt = config_prompt(config, self.tools, self.format.formatter)
         return prompted
 
     @property

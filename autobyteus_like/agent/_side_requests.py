@@ -1,6 +1,6 @@
 """Side requests: a model asked aside from the agent's conversation, by a tool
-(``memory.summarize``) or, later, an MCP server's sampling request, counted like the agent's
-own requests.
+(``memory.summarize``) or an MCP server's sampling request during one of the agent's calls
+(``mcp/_sampling.py``), counted like the agent's own requests.
 
 Each request is one round trip: the agent's hooks ``claim`` it first (``"llm_calls"``: the
 usage meter counts it, or a limit refuses it and it is never sent), then it streams on the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -118,9 +118,11 @@ class SideRequests:
                                   f"agent {self._agent!r} has stopped") from None
 
     def ask(self, instructions: str, text: str, *, llm: Any = None,
-            cancel: CancelFlag | None = None) -> str:
-        """The answer of the agent's model (or ``llm``) to ``text`` under ``instructions``;
-        a ``ToolFailure`` (LIMIT, TIMEOUT, NOT_AVAILABLE, TOOL_ERROR) when it cannot be had."""
+            cancel: CancelFlag | None = None, messages: Sequence[Message] | None = None
+            ) -> str:
+        """The answer of the agent's model (or ``llm``) to ``text`` (or the conversation
+        ``messages``) under ``instructions``; a ``ToolFailure`` (LIMIT, TIMEOUT,
+        NOT_AVAILABLE, TOOL_ERROR) when it cannot be had."""
         model = raw_llm(llm if isinstance(llm, LLM) else self._llm)
         refused = self._on_actor(_claim, cancel)
         if refused is not None:
@@ -132,7 +134,8 @@ class SideRequests:
         parts: list[str] = []
         usage = None
         finish: str | None = None
-        request = LLMRequest(instructions, (Message("user", text),))
+        request = LLMRequest(instructions, tuple(messages) if messages else
+                             (Message("user", text),))
         try:
             for chunk in model.stream(request, stop):
                 parts.append(chunk.text)

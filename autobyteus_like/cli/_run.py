@@ -11,7 +11,10 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+
 from autobyteus_like.agent._member_llm import format_lines
+from autobyteus_like.cli._elicitation import TERMINAL, TerminalElicitation, mcp_sources
 from autobyteus_like.cli._sessions import (
     WaitingForPeople,
     add_session_options,
@@ -98,7 +101,8 @@ def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
         team.approve(event.agent, call.id)
         view.note(f"approved {call.name} for {event.agent} (--yes)")
     elif _can_ask(args):
-        approved, reason = view.ask_approval(event)
+        with TERMINAL:  # (an MCP server's question may be on the terminal now)
+            approved, reason = view.ask_approval(event)
         try:
             if approved:
                 team.approve(event.agent, call.id)
@@ -132,7 +136,12 @@ def _run(args: argparse.Namespace) -> int:
     try:
         tracing = None if provider is None else Tracing(
             provider=provider, capture_content=True if args.trace_content else None)
-        team = AgentTeam(config, tools=tools, session=session, tracing=tracing)
+        # an MCP server's elicitation asks the person at the terminal; with none (no tty,
+        # --json) it is declined at once, and --yes never answers one
+        asker = TerminalElicitation(Console(highlight=False)) if _can_ask(args) else None
+        config, sources = mcp_sources(config, asker)
+        team = AgentTeam(config, tools=[*(tools or ()), *sources], session=session,
+                         tracing=tracing)
         return _run_team(args, team, session)
     finally:
         if provider is not None:

@@ -8,7 +8,8 @@ import os
 from typing import Any
 
 from autobyteus_like._extras import require_extra
-from autobyteus_like.cli._serve import _address
+from autobyteus_like.cli._serve import _address, _open_session
+from autobyteus_like.cli._sessions import add_session_options
 from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.errors import UsageError
 from autobyteus_like.team import TeamConfig
@@ -17,7 +18,8 @@ __all__ = ["add_serve_a2a_command"]
 
 
 def add_serve_a2a_command(commands: Any) -> None:
-    """``serve-a2a TEAM.yaml [--tools ...] [--http HOST:PORT] [--token-env NAME]``."""
+    """``serve-a2a TEAM.yaml [--tools ...] [--http HOST:PORT] [--token-env NAME]
+    [--session NAME]``."""
     command = commands.add_parser(
         "serve-a2a", help="serve a team as an A2A agent (JSON-RPC over HTTP)",
         description="Serve a team as an A2A agent: its card at /.well-known/agent-card.json, "
@@ -37,6 +39,12 @@ def add_serve_a2a_command(commands: Any) -> None:
                               "other calls that need approval are denied")
     command.add_argument("--yes", "-y", action="store_true",
                          help="approve every call that needs approval")
+    command.add_argument("--max-conversations", metavar="N", type=int, default=100,
+                         help="the most A2A contexts open at once (each a conversation of "
+                              "the team; past it the one unused longest is let go; default "
+                              "100)")
+    add_session_options(command, "the team's conversations (each A2A context its own record "
+                                 "NAME@CONTEXT, continued after a restart)")
     command.set_defaults(handler=_serve_a2a)
 
 
@@ -52,9 +60,17 @@ def _serve_a2a(args: argparse.Namespace) -> int:
         if len(token) < 16:
             raise UsageError(f"--token-env {args.token_env}: the variable must hold a token "
                              "of at least 16 characters")
+    if args.max_conversations < 1:
+        raise UsageError(f"--max-conversations {args.max_conversations}: give at least 1")
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
     approved = ["*"] if args.yes else list(args.approve or [])
-    host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved))
-    serve_a2a(host, http=args.http, token=token)
+    session = _open_session(args, config)
+    try:
+        host = TeamHost(config, tools=tools, policy=ApprovalPolicy(approved), session=session,
+                        max_conversations=args.max_conversations)
+        serve_a2a(host, http=args.http, token=token)
+    finally:
+        if session is not None:
+            session.close()
     return 0

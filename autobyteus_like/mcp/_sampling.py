@@ -1,12 +1,15 @@
 """Sampling: a server asks for an LLM completion (``sampling/createMessage``).
 
 Off unless the server's config says ``sampling: true``: until then the client does not even
-announce the capability (the SDK refuses any request); with it but no ``sampler`` on the
-toolset, a request is refused with an error saying so. When on, the request
-(its text messages, system prompt and token cap) goes to the sampler on a worker thread, after
-``approve_sampling`` (if given) said yes; the answer is the sampler's text. ``LLMSampler``
-makes a sampler of an ``LLM`` (a member's own, or another one), counting the tokens it used.
-A request nobody answers within ``sampling_timeout_s`` is refused, never a hang.
+announce the capability (the SDK refuses any request). When on, a request that comes while one
+of our agents' calls to that server runs is answered through that agent's side requests
+(``agent/_side_requests.py``, the path ``memory.summarize`` takes): claimed under the run's
+admission and usage limits (a limit refuses it, never sent), counted in the run's usage, cut
+when the agent stops; by the member's own model, or by the toolset's ``LLMSampler``'s model
+when one is given. A request with no agent's call running (a toolset used on its own) goes to
+the toolset's ``sampler`` (uncounted), and is refused without one. ``approve_sampling`` (if
+given) is asked first; a request nobody answers within ``sampling_timeout_s`` is refused,
+never a hang.
 """
 
 from __future__ import annotations
@@ -70,9 +73,12 @@ def _text(content: Any) -> str:
 
 def sampling_callback(server: str, sampler: Sampler | None,
                       approve: Callable[[SamplingRequest], bool] | None,
-                      timeout_s: float) -> Any:
-    """The SDK ``sampling_callback`` for ``server``."""
+                      timeout_s: float, running: Callable[[], Any] | None = None) -> Any:
+    """The SDK ``sampling_callback`` for ``server``; ``running()`` is the ``ToolContext`` of an
+    agent's call to the server in flight (None: none)."""
     from mcp_types import INVALID_REQUEST, CreateMessageResult, ErrorData, TextContent
+
+    from autobyteus_like.errors import ToolFailure
 
     def decline(why: str) -> Any:
         logger.info("mcp server {}: a sampling request was refused: {}", server, why)
@@ -81,9 +87,11 @@ def sampling_callback(server: str, sampler: Sampler | None,
     model = type(sampler.llm).__name__ if isinstance(sampler, LLMSampler) else "autobyteus-like"
 
     async def sample(context: Any, params: Any) -> Any:
-        if sampler is None:
-            return decline(f"the MCP server {server!r} has 'sampling: true' but its toolset has "
-                          "no sampler to answer with")
+        call = running() if running is not None else None
+        side = getattr(call, "side_llm", None)
+        if side is None and sampler is None:
+            return decline(f"the MCP server {server!r} has 'sampling: true' but no agent's call "
+                           "to it is running and its toolset has no sampler to answer with")
         if len(params.messages) > _MAX_MESSAGES:
             return decline(f"more than {_MAX_MESSAGES} messages")
         request = SamplingRequest(
@@ -94,12 +102,21 @@ def sampling_callback(server: str, sampler: Sampler | None,
         def answer() -> str | None:
             if approve is not None and not approve(request):
                 return None
+            if side is not None and (sampler is None or isinstance(sampler, LLMSampler)):
+                return str(side.ask(  # claimed, counted and cut as the agent's own
+                    request.system_prompt, "", cancel=getattr(call, "cancelled", None),
+                    llm=sampler.llm if isinstance(sampler, LLMSampler) else None,
+                    messages=[Message(role=role, content=text)
+                              for role, text in request.messages]))
+            assert sampler is not None
             return sampler(request)
 
         text: str | None = None
         with anyio.move_on_after(timeout_s) as scope:
             try:
                 text = await anyio.to_thread.run_sync(answer, abandon_on_cancel=True)
+            except ToolFailure as exc:  # refused by a limit, the agent stopped, nothing said
+                return decline(f"the sampling request was not answered: {exc.message}"[:500])
             except Exception as exc:  # the LLM failed: the server is told, nothing is raised
                 return decline(f"the LLM failed: {type(exc).__name__}: {exc}"[:500])
         if scope.cancelled_caught:

@@ -54,7 +54,8 @@ class _Handlers:
     approve_sampling: Callable[[SamplingRequest], bool] | None
     on_resource_updated: Callable[[str], None] | None
 
-    def callbacks(self, server: str, config: MCPServerConfig) -> Any:
+    def callbacks(self, server: str, config: MCPServerConfig,
+                  running: Callable[[], Any] | None = None) -> Any:
         from autobyteus_like.mcp._connection import ServerCallbacks
         from autobyteus_like.mcp._elicitation import elicitation_callback
         from autobyteus_like.mcp._sampling import sampling_callback
@@ -63,7 +64,8 @@ class _Handlers:
             elicitation=elicitation_callback(server, self.on_elicitation,
                                              config.elicitation_timeout_s),
             sampling=sampling_callback(server, self.sampler, self.approve_sampling,
-                                       config.sampling_timeout_s) if config.sampling else None,
+                                       config.sampling_timeout_s, running)
+            if config.sampling else None,
             resource_updated=self.on_resource_updated)
 
 
@@ -95,6 +97,7 @@ class MCPToolset:
         self._watchers: list[Callable[[], None]] = []
         self._handlers = _Handlers(on_elicitation, sampler, approve_sampling,
                                    on_resource_updated)
+        self._calls: list[ToolContext] = []  # agents' calls in flight (for sampling)
 
     @classmethod
     def stdio(cls, command: str, args: Sequence[str] = (), *, name: str,
@@ -142,7 +145,7 @@ class MCPToolset:
             if self._users == 1:
                 self._session = ToolsetSession(self._name, self.config, self._make_call,
                                                self._listed, self._handlers.callbacks(
-                                                   self._name, self.config))
+                                                   self._name, self.config, self._running))
                 self._started = self._explain(self._session.start())
             assert self._started is not None
             return self._started
@@ -287,6 +290,11 @@ class MCPToolset:
                 except Exception:  # one watcher's bug never stops the others
                     logger.exception("mcp server {}: a tools-changed watcher failed", self._name)
 
+    def _running(self) -> ToolContext | None:
+        """The oldest agent's call to this server in flight (a sampling request is its)."""
+        with self._lock:
+            return next((c for c in self._calls if c.side_llm is not None), None)
+
     def _make_call(self, remote: str, local: str
                    ) -> Callable[..., Coroutine[Any, Any, Any]]:
         async def call(arguments: dict[str, Any], context: ToolContext | None = None) -> Any:
@@ -296,6 +304,9 @@ class MCPToolset:
                     ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not running: start it "
                     "with its agent or team, or with 'with toolset:'",
                     suggestion="do without this tool")
+            if context is not None:
+                with self._lock:
+                    self._calls.append(context)
             try:
                 meta = None if context is None or not context.invocation_id else {
                     IDEMPOTENCY_META_KEY: context.idempotency_key}  # (an agent's call)
@@ -303,6 +314,10 @@ class MCPToolset:
             except RuntimeError as exc:  # the session stopped between the check and the call
                 raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"MCP server {self._name!r} is not "
                                   f"running ({exc})", suggestion="do without this tool") from None
+            finally:
+                if context is not None:
+                    with self._lock:
+                        self._calls.remove(context)
 
         call.__name__ = local
         return call

@@ -19,6 +19,8 @@ begins its new run in its host.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +44,7 @@ from autobyteus_like.tools._registry import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from autobyteus_like.mcp import ElicitationHandler
     from autobyteus_like.store._session import Session
 
 __all__ = ["TeamHost"]
@@ -50,17 +53,22 @@ Report = Callable[[AgentEvent], Awaitable[None]]
 
 
 class TeamHost:
-    """One team behind an MCP server; ``start`` it, ``ask`` it, ``stop`` it."""
+    """One team behind a server; ``start`` it, ``ask`` it, ``stop`` it. ``on_elicitation``:
+    where its MCP servers' questions for a person go (an API callback; None: declined).
+    ``max_conversations``: the most open at once besides the default one; a new one past it
+    lets go of the idle one unused longest (its session record stays: it comes back with its
+    history), and is refused only when every one is in an ask."""
 
     def __init__(self, config: TeamConfig,
                  tools: ToolRegistry | Iterable[ToolLike | ToolSource] | None = None,
-                 policy: ApprovalPolicy | None = None, session: Session | None = None
-                 ) -> None:
+                 policy: ApprovalPolicy | None = None, session: Session | None = None,
+                 max_conversations: int | None = None,
+                 on_elicitation: ElicitationHandler | None = None) -> None:
         named, sources = split_tool_sources(tools)
-        if config.mcp_servers:
+        if config.mcp_servers:  # their questions for a person: on_elicitation (None: declined)
             from autobyteus_like.mcp._toolset import MCPToolset
 
-            sources += tuple(MCPToolset(name, server)
+            sources += tuple(MCPToolset(name, server, on_elicitation=on_elicitation)
                              for name, server in config.mcp_servers.items())
             config = config.model_copy(update={"mcp_servers": {}})
         self.config = config
@@ -69,6 +77,10 @@ class TeamHost:
         """A session the team keeps its conversations in (and goes on with)."""
         self._tools: list[ToolLike | ToolSource] = [*named, *sources]
         self._sources = sources
+        self._most = max_conversations  # open besides the default one (None: no limit)
+        self._active: dict[str, int] = {}  # conversation -> asks in it now
+        self._used: dict[str, float] = {}  # conversation -> when its last ask ended
+        self._room = threading.Lock()
         self._team: AgentTeam | None = None
         self._asked: set[str | None] = set()  # a conversation's first ask: its start's run
         self._unfinished: str | None = None  # where the session's work stood at start
@@ -93,7 +105,8 @@ class TeamHost:
         stops the start half way (a failure, a signal) stops what was started."""
         try:
             acquire_all(self._sources, f"team {self.config.name!r}")
-            self._team = AgentTeam(self.config, tools=self._tools, session=self.session).start()
+            self._team = AgentTeam(self.config, tools=self._tools, session=self.session,
+                                   max_conversations=self._most).start()
             standing = None if self.session is None else self.session.standing()
             self._unfinished = None if standing in (None, "done") else standing
         except BaseException:
@@ -176,8 +189,38 @@ class TeamHost:
 
     async def _ask(self, message: str | None, member: str | None, report: Report,
                    settle_approvals: bool, conversation: str | None) -> str:
-        team = (self.team if conversation is None else
-                await anyio.to_thread.run_sync(self.team.conversation, conversation))
+        if conversation is None:
+            return await self._ask_in(self.team, message, member, report, settle_approvals,
+                                      None)
+        self._active[conversation] = self._active.get(conversation, 0) + 1
+        try:
+            await anyio.to_thread.run_sync(self._make_room, conversation)
+            team = await anyio.to_thread.run_sync(self.team.conversation, conversation)
+            return await self._ask_in(team, message, member, report, settle_approvals,
+                                      conversation)
+        finally:
+            self._active[conversation] -= 1
+            if not self._active[conversation]:
+                del self._active[conversation]
+            self._used[conversation] = time.monotonic()
+
+    def _make_room(self, conversation: str) -> None:
+        """With ``max_conversations`` open, end the one unused longest that no ask is in
+        (its session record stays: its next message builds it again from there)."""
+        with self._room:
+            open_now = self.team.conversations
+            if self._most is None or conversation in open_now or len(open_now) < self._most:
+                return
+            idle = [c for c in open_now if c not in self._active]
+            if idle:  # (none idle: the team refuses the new one, naming its most)
+                oldest = min(idle, key=lambda c: self._used.get(c, 0.0))
+                self.team.end_conversation(oldest)
+                self._asked.discard(oldest)
+                self._used.pop(oldest, None)
+
+    async def _ask_in(self, team: AgentTeam, message: str | None, member: str | None,
+                      report: Report, settle_approvals: bool, conversation: str | None
+                      ) -> str:
         turn = team.caller_turn()
         replies: list[Future[str]] = []
         try:

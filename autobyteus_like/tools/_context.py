@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,9 +33,11 @@ class SideLLM(Protocol):
         ...
 
     def ask(self, instructions: str, text: str, *, llm: Any = None,
-            cancel: CancelFlag | None = None) -> str:
+            cancel: CancelFlag | None = None, messages: Sequence[Any] | None = None) -> str:
         """The model's answer to ``text`` under ``instructions`` (``llm``: another model to
-        ask instead of the agent's own); a ``ToolFailure`` when refused or failed."""
+        ask instead of the agent's own; ``messages``: a conversation to send instead of
+        ``text``, as an MCP server's sampling request has); a ``ToolFailure`` when refused or
+        failed."""
         ...
 
 

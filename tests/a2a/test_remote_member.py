@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +98,72 @@ def test_the_tool_form_cancels_the_remote_task_at_its_timeout(tmp_path):
                 time.monotonic() < deadline:
             time.sleep(0.02)
         assert marker.read_text() == "cancelled"
+
+
+@pytest.mark.slow  # a served team in its own process
+def test_a_yaml_member_with_a2a_answers_and_its_stop_cancels_the_remote_task(tmp_path):
+    from autobyteus_like import AgentTeam
+
+    marker = tmp_path / "marker"
+    served_team = team_file(tmp_path, ["Remote says hi.", "Hello, other user.",
+                                       call("wait", seconds=60, marker=str(marker)), "never"])
+    store = tmp_path / "served.sessions.db"
+    with served(served_team, "--session", "s", "--store", str(store)) as (url, _process):
+        calling = tmp_path / "calling.yaml"
+        calling.write_text(
+            "name: calling\ncoordinator: asker\nmembers:\n"
+            f"  - name: asker\n    role: the remote team\n    a2a: {{url: '{url}', "
+            "timeout_s: 60}\n")
+        team = AgentTeam.from_yaml(calling).start()
+        try:
+            assert team.run("hello?", timeout=60) == "Remote says hi."
+            team.run("and you?", conversation="another user", timeout=60)
+            outcome: list[BaseException | str] = []
+            asked = threading.Thread(target=lambda: outcome.append(_team_run(team, "wait")))
+            asked.start()
+            try:
+                started = threading.Event()
+                _until_started(marker, started)
+                assert started.is_set()
+                team.stop()  # the caller stops: the remote task is cancelled
+            finally:
+                asked.join(60)
+            assert not asked.is_alive() and not isinstance(outcome[0], str)
+        finally:
+            team.stop()
+        deadline = time.monotonic() + 30  # a file the other process writes
+        while marker.read_text() != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert marker.read_text() == "cancelled"
+    from autobyteus_like.store import open_store
+
+    opened = open_store(store)
+    try:  # each of our conversations was a context of its own over there
+        contexts = [info.name for info in opened.sessions() if info.name.startswith("s@")]
+        assert len(contexts) == 2
+    finally:
+        opened.close()
+
+
+def _team_run(team: Any, message: str) -> BaseException | str:
+    try:
+        return str(team.run(message, timeout=60))
+    except BaseException as exc:
+        return exc
+
+
+def test_an_a2a_member_that_is_not_one_is_refused_naming_why(monkeypatch):
+    def member(**fields: object) -> AgentConfig:
+        return AgentConfig.model_validate({"name": "expert", **fields})
+
+    with pytest.raises(ValueError, match=r"a2a: url: String should match"):
+        member(a2a={"url": "ftp://x"})
+    with pytest.raises(ValueError, match="give llm or a2a"):
+        member(a2a={"url": "http://127.0.0.1:1/"}, llm={"provider": "scripted",
+                                                         "responses": []})
+    monkeypatch.delenv("A2A_TOKEN_NOT_SET", raising=False)
+    with pytest.raises(ValueError, match="token_env A2A_TOKEN_NOT_SET: the variable is not set"):
+        member(a2a={"url": "http://127.0.0.1:1/", "token_env": "A2A_TOKEN_NOT_SET"})
+    monkeypatch.setenv("A2A_TOKEN_NOT_SET", TOKEN)
+    built = member(a2a={"url": "http://127.0.0.1:1/", "token_env": "A2A_TOKEN_NOT_SET"})
+    assert isinstance(built.llm, RemoteA2AAgent) and built.llm.token == TOKEN

@@ -118,8 +118,10 @@ async def stream_then_get(url: str, http: httpx.AsyncClient) -> None:
     steps = [e.status_update.status.message.parts[0].text for e in events
              if e.HasField("status_update") and e.status_update.status.message.parts]
     assert "lead is thinking (step 1)" in steps
-    [answer] = [e.artifact_update.artifact for e in events if e.HasField("artifact_update")]
+    *streamed, answer = [e.artifact_update.artifact for e in events
+                         if e.HasField("artifact_update")]
     assert answer.name == "answer" and answer.parts[0].text == "The answer is 4."
+    assert "".join(a.parts[0].text for a in streamed) == "The answer is 4."  # as it came
 
     plain = await create_client(url, ClientConfig(streaming=False, httpx_client=http))
     [final] = await collect(plain, message("and again?"))
@@ -152,3 +154,39 @@ def test_off_loopback_without_a_token_is_refused(tmp_path):
     assert done.returncode != 0
     assert "not a loopback address: give a bearer token" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def ask_in(url: str, context: str, text: str) -> tuple[str, list[str]]:
+    async with httpx.AsyncClient(timeout=60) as http:
+        client = await create_client(url, ClientConfig(streaming=False, httpx_client=http))
+        [final] = await collect(client, message(text, context_id=context))
+    task = final.task
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED, task.status
+    return task.context_id, [part.text for art in task.artifacts for part in art.parts]
+
+
+@pytest.mark.slow  # the server started twice
+def test_a_context_is_a_conversation_that_survives_a_restart(tmp_path):
+    from autobyteus_like.store import open_store
+
+    team = team_file(tmp_path, ["first", "second", "third"])
+    store = tmp_path / "a2a.sessions.db"
+    for round_ in range(2):
+        with served(team, "--session", "s", "--store", str(store)) as (url, process):
+            assert anyio.run(ask_in, url, "ctx-1", f"kept {round_}")[0] == "ctx-1"
+            anyio.run(ask_in, url, f"other-{round_}", f"apart {round_}")
+        assert process.returncode == 0
+    opened = open_store(store)
+    try:
+        def said(name: str) -> list[tuple[str, str]]:
+            return [(m.role, m.content) for m in opened.history(name, "lead")]
+
+        # one record per context; ctx-1 went on with its history after the restart (its
+        # scripted reply is the one after those its restored history holds)
+        assert said("s@ctx-1") == [("user", "kept 0"), ("assistant", "first"),
+                                   ("user", "kept 1"), ("assistant", "second")]
+        assert [m for m, _ in said("s@other-0")] == ["user", "assistant"]
+        assert said("s@other-1")[0] == ("user", "apart 1")
+        assert said("s") == []  # the default conversation was not used
+    finally:
+        opened.close()

@@ -45,3 +45,18 @@ def test_everything_server_prompts_resources_elicitation_and_sampling(npm_server
         assert '"name": "Ada"' in "".join(accepted) and asked[0].schema["required"] == ["name"]
         reply = tools["ev.trigger-sampling-request"].run({"prompt": "hi"})
         assert "a sampled reply" in reply and sampled[0].messages[0][1].endswith("hi")
+
+
+@pytest.mark.slow  # node starting the reference server
+def test_everything_server_sampling_mid_call_is_the_members_side_request(npm_servers):
+    toolset = MCPToolset.stdio("node", [npm_servers.everything, "stdio"], name="ev",
+                               sampling=True)  # no sampler: the member's own model answers
+    llm = ScriptedLLM([call("ev.trigger-sampling-request", prompt="hi"), "a member's reply",
+                       "done"])
+    config = AgentConfig(name="a", llm=llm, tools=["ev.trigger-sampling-request"],
+                         tool_format="json")
+    with Agent(config, tools=[toolset]) as agent:
+        assert agent.run("sample", timeout=30) == "done"
+        assert agent.usage.run.llm_calls == 3  # the sampling request counted in the run
+    assert llm.requests[1].messages[-1].content.endswith("hi")  # what the server asked
+    assert "a member's reply" in llm.requests[2].messages[-1].content

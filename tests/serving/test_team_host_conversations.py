@@ -120,3 +120,32 @@ def test_a_conversation_its_last_process_left_waiting_is_refused_then_resumed(tm
         finally:
             host.stop()
     assert ran == ["x"]
+
+
+def test_past_its_most_the_conversation_unused_longest_is_let_go_and_rebuilt(tmp_path):
+    """``max_conversations`` is a bound on those open, not on those there are: a new one lets
+    the idle one unused longest go; its session record brings it back with its history."""
+    from autobyteus_like.store import Session
+
+    def reply(request: LLMRequest) -> str:
+        said = [m.content for m in request.messages if m.role == "user"]
+        return " | ".join(said)  # the conversation as the model saw it
+
+    session = Session("s", tmp_path / "s.db")
+    host = TeamHost(team_config(member("lead", [reply] * 4, tools=[])), session=session,
+                    max_conversations=1)
+    host.start()
+
+    async def ignore(event: AgentEvent) -> None:
+        return None
+
+    async def talk() -> list[str]:
+        return [await host.ask(text, None, ignore, conversation=who)
+                for who, text in (("a", "a1"), ("b", "b1"), ("a", "a2"))]
+
+    try:
+        assert anyio.run(talk) == ["a1", "b1", "a1 | a2"]
+        assert host.team.conversations == ["a"]  # b was let go for a
+    finally:
+        host.stop()
+        session.close()

@@ -1,0 +1,49 @@
+"""MCPPromptRef: a member's system prompt taken from an MCP server's prompt (in YAML,
+``prompt: {server: s, name: n, arguments: {...}}``), filled in when the member first needs its
+prompt, from the team's running server. (Here, not in ``mcp``: a config that names no server
+loads nothing of the MCP package; the server is found among the agent's tool sources.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autobyteus_like.errors import ToolFailure
+
+__all__ = ["MCPPromptRef", "check_prompt_data"]
+
+
+class MCPPromptRef(BaseModel):
+    """Which prompt of which server, and its arguments."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    arguments: dict[str, str] = Field(default_factory=dict)
+
+    def text(self, sources: Iterable[Any]) -> str:
+        """The prompt's text from the server among ``sources`` (tool sources: an
+        ``MCPToolset`` has ``prompt``); ``ValueError`` naming what went wrong."""
+        where = f"prompt {self.name!r} of MCP server {self.server!r}"
+        found = next((s for s in sources if getattr(s, "namespace", None) == self.server
+                      and callable(getattr(s, "prompt", None))), None)
+        if found is None:
+            raise ValueError(f"{where}: the team has no MCP server named {self.server!r}")
+        try:
+            text = str(found.prompt(self.name, self.arguments).text)
+        except ToolFailure as exc:
+            raise ValueError(f"{where}: {exc.message}") from None
+        if not text.strip():
+            raise ValueError(f"{where}: the server gave an empty prompt")
+        return text
+
+
+def check_prompt_data(data: Any) -> Any:
+    """A member's data, refused when it gives both ``system_prompt`` and ``prompt``."""
+    if isinstance(data, dict) and data.get("prompt") is not None and \
+            data.get("system_prompt") is not None:
+        raise ValueError("give system_prompt or prompt (an MCP server's), not both")
+    return data

@@ -1,0 +1,267 @@
+"""RemoteA2AAgent: a remote A2A agent in a team, as the "LLM" of a member (in YAML, a member's
+``a2a: {url: ..., token_env: ..., timeout_s: ...}`` instead of ``llm:``: ``A2AMember``).
+
+Each turn of the member sends the newest user message's text to the remote agent (one A2A
+context per member agent: ``AgentConfig.build_llm`` gives each its ``for_agent`` copy, so the
+remote keeps one conversation per conversation of ours) and streams its task:
+the remote's answer (its artifacts' text, else its final status message) is the member's
+reply. Safe by default:
+
+* the member's stop (its ``cancel`` event) sends ``CancelTask`` for the remote task and ends
+  the turn quietly;
+* no answer within ``timeout_s`` is an ``LLMError`` saying so (the remote task is cancelled);
+* a remote that cannot be reached, goes away mid-task, answers 401, fails its task, rejects
+  it or asks for input is an ``LLMError`` naming the URL and what happened, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import queue
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from autobyteus_like.errors import LLMError
+from autobyteus_like.llm._base import LLM
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest
+
+__all__ = ["A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
+
+_CANCEL_POLL_S = 0.05
+"""How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
+
+
+class A2AMember(BaseModel):
+    """A member's ``a2a:``: the remote agent that is its model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(pattern=r"^https?://\S+$")
+    """Where the agent answers (its card at ``URL/.well-known/agent-card.json``)."""
+    token_env: str | None = None
+    """The environment variable holding its bearer token (never the token itself)."""
+    timeout_s: float = Field(default=300.0, gt=0)
+
+    @classmethod
+    def into_member(cls, data: Any) -> Any:
+        """A member's data with its ``a2a:`` made its ``llm`` (``ValueError`` for one that is
+        not one, or given with ``llm``)."""
+        if not isinstance(data, dict) or data.get("a2a") is None:
+            return data
+        if data.get("llm") is not None:
+            raise ValueError("give llm or a2a (a remote agent as the model), not both")
+        try:
+            spec = cls.model_validate(data["a2a"])
+        except ValidationError as exc:
+            raise ValueError("a2a: " + "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
+        return {**data, "a2a": spec, "llm": spec.build()}
+
+    def build(self) -> RemoteA2AAgent:
+        """The member's model (``ValueError`` when ``token_env`` is not set)."""
+        token = None
+        if self.token_env is not None:
+            token = os.environ.get(self.token_env)
+            if not token:
+                raise ValueError(f"a2a: token_env {self.token_env}: the variable is not set")
+        return RemoteA2AAgent(self.url, token=token, timeout_s=self.timeout_s)
+
+
+class RemoteA2AAgent(LLM):
+    """The A2A agent at ``url`` (its card at ``url/.well-known/agent-card.json``)."""
+
+    reports_usage = False
+
+    def __init__(self, url: str, *, token: str | None = None, timeout_s: float = 300.0) -> None:
+        from autobyteus_like._extras import require_extra
+
+        require_extra("a2a", f"A2A agent {url!r}")
+        self.url = url
+        self.token = token
+        self.timeout_s = timeout_s
+        self.context_id = uuid.uuid4().hex
+
+    def __repr__(self) -> str:
+        return f"RemoteA2AAgent({self.url!r})"
+
+    def for_agent(self) -> RemoteA2AAgent:
+        """The same remote with an A2A context of its own, for one agent (each conversation
+        of a team has its own member agents: they never share the remote's context)."""
+        mine = copy.copy(self)
+        mine.context_id = uuid.uuid4().hex
+        return mine
+
+    def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
+        text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        pieces: queue.SimpleQueue[str] = queue.SimpleQueue()
+        loop = asyncio.new_event_loop()
+        work = loop.create_task(self.ask(text, cancel, pieces.put))
+        streamed: list[str] = []
+        try:
+            while not work.done():  # the remote's text as it comes, on this worker thread
+                loop.run_until_complete(asyncio.wait({work}, timeout=_CANCEL_POLL_S))
+                while not pieces.empty():
+                    piece = pieces.get()
+                    streamed.append(piece)
+                    yield LLMChunk(text=piece)
+            answer = work.result()
+        finally:
+            if not work.done():  # the consumer went away: the remote task is cancelled
+                cancel.set()
+                loop.run_until_complete(asyncio.gather(work, return_exceptions=True))
+            loop.close()
+        if answer is None:
+            return
+        said = "".join(streamed)
+        rest = "" if said.rstrip().endswith(answer.strip()) else answer
+        if said and rest:
+            rest = "\n\n" + rest
+        yield LLMChunk(text=rest, final=True, finish_reason="stop")
+
+    def _error(self, what: str, cause: BaseException | None = None) -> LLMError:
+        error = LLMError(f"A2A agent at {self.url}: {what}", provider="a2a", model=self.url)
+        error.__cause__ = cause
+        return error
+
+    async def ask(self, text: str, cancel: threading.Event,
+                  streamed: Callable[[str], None] | None = None, *, task: str | None = None,
+                  keep_question: bool = False, context: str | None = None) -> str | None:
+        """Send ``text`` (to the waiting task ``task``: the answer to its question); the
+        remote's answer, or None once ``cancel`` was set (the remote task cancelled).
+        ``streamed`` is given the remote's text as it streams (its artifact chunks other than
+        the final answer). ``context``: the A2A context to ask in (this agent's without).
+        A remote asking for input: its task is cancelled and an
+        ``LLMError`` says so, or with ``keep_question`` a ``RemoteQuestion`` (its task left
+        waiting). ``LLMError`` saying what went wrong."""
+        import httpx
+        from a2a.client import A2AClientError, ClientConfig, create_client
+
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        async with httpx.AsyncClient(headers=headers, timeout=self.timeout_s) as http:
+            try:
+                client = await create_client(self.url, ClientConfig(httpx_client=http))
+            except (A2AClientError, httpx.HTTPError) as exc:
+                raise self._error(f"cannot reach it: {_why(exc)}", exc) from None
+            task_id: list[str] = []
+            if task is not None:
+                task_id.append(task)
+            work = asyncio.ensure_future(self._run(client, text, task_id, streamed,
+                                                   context or self.context_id))
+            stop = asyncio.ensure_future(_stopped(cancel))
+            try:
+                done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+            if work in done and not isinstance(work.exception(), _InputRequired):
+                await client.close()
+                return work.result()
+            asked = work.exception() if work in done else None
+            if isinstance(asked, _InputRequired) and keep_question and task_id:
+                await client.close()
+                raise RemoteQuestion(self.url, asked.question, task_id[0])
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+            if task_id:
+                try:
+                    from a2a.types import CancelTaskRequest
+
+                    await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id[0])),
+                                           10)
+                except Exception:  # it may be gone or done: the turn ends either way
+                    pass
+            await client.close()
+            if isinstance(asked, _InputRequired):  # never answered unasked: declined
+                raise self._error(
+                    f"it asks for input ({asked.question}); nobody here answers a remote "
+                    "agent's question, so its task was cancelled")
+            if cancel.is_set():
+                return None
+            raise self._error(f"no answer within {self.timeout_s:g} s")
+
+    async def _run(self, client: Any, text: str, task_id: list[str],
+                   streamed: Callable[[str], None] | None, context: str) -> str:
+        import httpx
+        from a2a.client import A2AClientError
+        from a2a.helpers.proto_helpers import new_text_message
+        from a2a.types import Role, SendMessageRequest, TaskState
+
+        ids = {"task_id": task_id[0]} if task_id else {}
+        request = SendMessageRequest(message=new_text_message(
+            text, role=Role.ROLE_USER, context_id=context, **ids))
+        artifacts: dict[str, list[str]] = {}  # by artifact id, in order
+        status_text = ""
+        state = None
+        try:
+            async for event in client.send_message(request):
+                if event.HasField("task"):
+                    task_id[:] = [event.task.id]
+                    state = event.task.status.state
+                    artifacts = {a.artifact_id: [p.text for p in a.parts if p.text]
+                                 for a in event.task.artifacts}
+                    status_text = _message_text(event.task.status.message)
+                elif event.HasField("status_update"):
+                    task_id[:] = [event.status_update.task_id or (task_id or [""])[0]]
+                    state = event.status_update.status.state
+                    status_text = _message_text(event.status_update.status.message)
+                elif event.HasField("artifact_update"):
+                    update = event.artifact_update
+                    parts = [p.text for p in update.artifact.parts if p.text]
+                    kept = artifacts.setdefault(update.artifact.artifact_id, [])
+                    kept[:] = [*kept, *parts] if update.append else parts
+                    if streamed is not None and update.artifact.name != "answer":
+                        for part in parts:
+                            streamed(part)
+                elif event.HasField("message"):
+                    return _message_text(event.message)
+        except (A2AClientError, httpx.HTTPError) as exc:
+            raise self._error(f"the call failed: {_why(exc)}", exc) from None
+        if state == TaskState.TASK_STATE_COMPLETED:
+            answer = artifacts.get("answer") or [p for a in artifacts.values() for p in a]
+            return "".join(answer) if "answer" in artifacts else "\n".join(answer) or status_text
+        named = TaskState.Name(state) if state is not None else "no state"
+        if state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            raise _InputRequired(status_text or "no message")
+        if state in (TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED,
+                     TaskState.TASK_STATE_CANCELED):
+            raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
+        raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+class RemoteQuestion(LLMError):
+    """The remote agent asks for input (an approval, say); its task ``task_id`` waits for the
+    answer (``RemoteA2AAgent.ask(answer, ..., task=task_id)``)."""
+
+    def __init__(self, url: str, question: str, task_id: str) -> None:
+        super().__init__(f"A2A agent at {url}: it asks for input ({question}); its task "
+                         f"{task_id} waits for the answer", provider="a2a", model=url)
+        self.question = question
+        self.task_id = task_id
+
+
+class _InputRequired(Exception):
+    """The remote task waits for input: it is cancelled (nobody here answers it)."""
+
+    def __init__(self, question: str) -> None:
+        super().__init__(question)
+        self.question = question
+
+
+def _message_text(message: Any) -> str:
+    return "\n".join(p.text for p in getattr(message, "parts", ()) if p.text)
+
+
+def _why(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]
+
+
+async def _stopped(cancel: threading.Event) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(_CANCEL_POLL_S)
