@@ -127,12 +127,12 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         for member in config.members:
             effective = config.effective_member(member)
             handoffs, taps = handoff_tools(config.members, member)  # transfer_to_<member> each
+            wired = self.member_calls.wire(effective.model_copy(update={  # (fresh asks: as is)
+                "system_prompt": with_roster(config, member.name, effective.system_prompt),
+                "prices": effective.prices.merged_over(config.prices)}))
             self.agents[member.name] = self._backend.member(
-                self.member_calls.wire(effective.model_copy(update={
-                    "system_prompt": with_roster(config, member.name, effective.system_prompt),
-                    "prices": effective.prices.merged_over(config.prices),
-                    "tools": [*effective.tools, *handoffs],
-                    "hooks": [*effective.hooks, *taps]})),
+                wired.model_copy(update={"tools": [*wired.tools, *handoffs],
+                                         "hooks": [*wired.hooks, *taps]}),
                 ToolRegistry(tools), sources, formats,
                 session=session, tracing=self.tracing, team_usage=self._usage,
             )

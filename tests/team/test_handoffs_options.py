@@ -153,3 +153,34 @@ def test_only_the_handoff_calls_own_result_can_carry_a_summary():
                                               result("transfer_to_billing", made)))
     summary, user = handed_history(history, "summary")
     assert summary.content.endswith("\nwants a refund") and user.content == "hi"
+
+
+def test_a_member_asked_as_a_tool_hands_nothing_over():
+    """A fresh instance answering a call holds no conversation to hand over: it is not taught
+    its transfer_to_* tools, a transfer it writes anyway is a failed call it reads, and the
+    caller gets the callee's real answer, never "Transferred to ..."."""
+    import json as _json
+
+    from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+
+    def written(name: str, **arguments: str) -> str:
+        return _json.dumps([{"name": name, "arguments": arguments}])
+
+    lead = AgentConfig(name="lead", tool_format="json", tools=["ask:researcher"],
+                       llm=ScriptedLLM([written("ask_researcher", request="q"), "lead done"]))
+    researcher = AgentConfig(name="researcher", tool_format="json", handoffs=["billing"],
+                             llm=ScriptedLLM([written("transfer_to_billing", reason="r"),
+                                              "the answer"]))
+    billing = AgentConfig(name="billing", tool_format="json", llm=ScriptedLLM(["billing"]))
+    config = TeamConfig(name="t", coordinator="lead", members=[lead, researcher, billing])
+    with AgentTeam(config) as team:
+        assert team.run("go", timeout=20) == "lead done"
+        assert "transfer_to_billing" in team.agents["researcher"].system_prompt  # its own
+    asked = researcher.llm.requests
+    assert "transfer_to_billing" not in asked[0].system_prompt
+    refused = asked[1].messages[-1].content
+    assert "transfer_to_billing" in refused and '"status": "failure"' in refused
+    [answer] = [_json.loads(line)["tool_result"] for line in
+                lead.llm.requests[1].messages[-1].content.splitlines()[1:]]
+    assert answer["content"] == "the answer"
+    assert billing.llm.requests == []
