@@ -234,7 +234,8 @@ class Agent(PromptedAgent, AgentConversation[OutputT], AgentRequests[OutputT], A
             keeper = None
             if session is not None:
                 self._restored = restored = session.restore(self.name)
-                continue_script(llm, restored.messages, session.name)
+                continue_script(llm, restored.messages, session.name,
+                                restored.inherited_replies)
                 writer = session_writer(session, self.name, restored)
                 keeper = SessionUsage(session, self.name)  # the run's budget is kept there
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)

@@ -23,7 +23,7 @@ from autobyteus_like.store._schema import document
 from autobyteus_like.store._store import SessionStore
 from autobyteus_like.store._transactions import now_ms
 
-__all__ = ["fork_session", "key_sessions"]
+__all__ = ["copied_seqs", "fork_session", "key_sessions"]
 
 _CUT_TABLES = ("turns", "calls", "recorded_requests", "recorded_responses")
 
@@ -34,6 +34,14 @@ def key_sessions(store: SessionStore, session: str) -> dict[str, dict[str, str]]
     rows = store.transactions.rows("SELECT data FROM session_origins WHERE session = ?",
                                    session)
     return dict(json.loads(rows[0][0])["keys"]) if rows else {}
+
+
+def copied_seqs(store: SessionStore, session: str) -> dict[str, int]:
+    """Per member, the first history sequence number a fork wrote itself (the messages below
+    it were copied from its origin); empty for a session that is no fork."""
+    rows = store.transactions.rows("SELECT data FROM session_origins WHERE session = ?",
+                                   session)
+    return dict(json.loads(rows[0][0]).get("copied", {})) if rows else {}
 
 
 def fork_session(store: SessionStore, source: str, at: int, new: str,
@@ -94,8 +102,10 @@ def fork_session(store: SessionStore, source: str, at: int, new: str,
             "INSERT INTO mail (session, mail_id, seq, recipient, state, data) SELECT ?, "
             "mail_id, seq, recipient, state, data FROM mail WHERE session = ? AND seq < ?",
             (new, source, boundary))
+        copied = {agent: cut[1] for agent, cut in history.items()}  # replies not its own
         database.execute("INSERT INTO session_origins (session, origin, data) VALUES (?, ?, ?)",
-                         (new, source, document({"at": at, "member": member, "keys": keys})))
+                         (new, source, document({"at": at, "member": member, "keys": keys,
+                                                 "copied": copied})))
 
     store.transactions.write(None, copy)
 
