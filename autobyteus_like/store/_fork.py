@@ -155,12 +155,16 @@ def _history_cut(store: SessionStore, source: str, agent: str, cut: int) -> tupl
         raise StoreError(f"session {source!r}: no recorded request of {agent!r}'s turn {cut} "
                          "(recorded before recordings existed?): its history cannot be cut")
     shown = later[0]["messages"]
-    wanted = digest_of(document(shown[-1])) if shown else None
+    # the history the request was shaped from (recorded since requests are recorded as the
+    # model saw them, after the history processors); before, the request's own messages
+    history = later[0].get("history") or {
+        "length": len(shown), "last": digest_of(document(shown[-1])) if shown else None}
+    length, wanted = history["length"], history["last"]
     for epoch in sorted({message.epoch for message in messages}):
         of_epoch = [message for message in messages if message.epoch == epoch]
-        if len(of_epoch) >= len(shown) and wanted is not None and digest_of(document(
-                _data(of_epoch[len(shown) - 1]))) == wanted:
-            return epoch, of_epoch[len(shown) - 1].seq
+        if len(of_epoch) >= length and wanted is not None and digest_of(document(
+                _data(of_epoch[length - 1]))) == wanted:
+            return epoch, of_epoch[length - 1].seq
     raise StoreError(f"session {source!r}: {agent!r}'s history does not hold the message its "
                      f"turn {cut} began with: it cannot be cut there")
 
