@@ -41,7 +41,7 @@ def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[flo
 
     original = run_hooks.session_writer
     if not recorded:  # the reference: the session writer alone
-        def writer_only(session: Any, agent: str, snapshot: Any) -> Any:
+        def writer_only(session: Any, agent: str, snapshot: Any, shaped: bool = False) -> Any:
             session.claim_writer(agent)
             return SessionWriter(session.store, session.name, agent,
                                  persisted=len(snapshot.messages))

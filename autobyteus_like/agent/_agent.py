@@ -220,7 +220,8 @@ class Agent(PromptedAgent, AgentConversation[OutputT], AgentRequests[OutputT], A
         schema = provider_schema(self.name, self.output, self.config.output_mode,
                                  self.format.name, llm)
         processors, working_set = working_set_processors(self)  # memory.advise's
-        if processors or self.format.name != NATIVE or schema:
+        shaped = bool(processors or self.format.name != NATIVE or schema)
+        if shaped:
             from autobyteus_like.history._outgoing import ShapedLLM  # what each request sends
 
             config = config.model_copy(update={"llm": ShapedLLM(
@@ -234,8 +235,9 @@ class Agent(PromptedAgent, AgentConversation[OutputT], AgentRequests[OutputT], A
             keeper = None
             if session is not None:
                 self._restored = restored = session.restore(self.name)
-                continue_script(llm, restored.messages, session.name)
-                writer = session_writer(session, self.name, restored)
+                continue_script(llm, restored.messages, session.name,
+                                restored.inherited_replies)
+                writer = session_writer(session, self.name, restored, shaped)
                 keeper = SessionUsage(session, self.name)  # the run's budget is kept there
                 self._turn_ids = itertools.count(restored.last_turn_id + 1)
             hooks = usage_and_tracing_hooks(self.name, llm, self._usage, self.tracing, keeper)

@@ -35,9 +35,11 @@ def usage_and_tracing_hooks(name: str, llm: LLM, usage: AgentUsage, tracing: Tra
     return hooks
 
 
-def session_writer(session: Session, agent: str, snapshot: TurnSnapshot) -> AgentHooks:
+def session_writer(session: Session, agent: str, snapshot: TurnSnapshot,
+                   shaped: bool = False) -> AgentHooks:
     """The hooks through which ``agent`` writes its turns to ``session`` (after ``snapshot``)
-    and records its model round trips there (``hooks/_round_trips.py``)."""
+    and records its model round trips there (``hooks/_round_trips.py``; ``shaped``: its LLM
+    shapes each request and reports it as sent, so that is what is recorded)."""
     from autobyteus_like.hooks._composite import compose
     from autobyteus_like.hooks._round_trips import ForkKeys, RoundTripRecorder
     from autobyteus_like.hooks._session_writer import SessionWriter
@@ -47,5 +49,5 @@ def session_writer(session: Session, agent: str, snapshot: TurnSnapshot) -> Agen
     copied = key_sessions(session.store, session.name).get(agent)  # a fork's copied calls
     return compose([SessionWriter(session.store, session.name, agent,
                                   persisted=len(snapshot.messages)),
-                    RoundTripRecorder(session.store, session.name, agent),
+                    RoundTripRecorder(session.store, session.name, agent, shaped),
                     ForkKeys(copied) if copied else None])

@@ -25,6 +25,7 @@ from autobyteus_like.history._processors import HistoryProcessor, ProcessorConte
 from autobyteus_like.history._replay import from_history, text_only, to_history
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message
+from autobyteus_like.llm._sent_requests import report_sent
 
 __all__ = ["ShapedLLM", "is_context_overflow"]
 
@@ -79,8 +80,10 @@ class ShapedLLM(LLM):
             system = kept_system if kept_system is not None else system
         # built directly (dataclasses.replace walks every field in Python, twice a turn);
         # tests/history/test_outgoing.py checks that no field of the request is lost
-        return _request(system, self._sendable(messages), request.tools, request.rules,
-                        self.response_schema or request.response_schema)
+        shaped = _request(system, self._sendable(messages), request.tools, request.rules,
+                          self.response_schema or request.response_schema)
+        report_sent(shaped)  # a session records the request as the model sees it
+        return shaped
 
     def _sendable(self, messages: Sequence[Message]) -> tuple[Message, ...]:
         """``sendable``, each text-only copy made once for a long chat. A request usually

@@ -1,11 +1,13 @@
 """RoundTripRecorder: one agent's LLM round trips written to its session as they happen (its hooks).
 
-Around each model request (``wrap_model_request``, on the LLM worker) it stores the request the
-framework sent (system prompt, tools manifest, call rules, messages: each part once per
-distinct content) before it goes, and the response as the model wrote it (text, native calls
-with their ids, usage, finish reason) once its stream ends, or what came of it when the stream
-was cut. It also stores the definition of each tool the agent called (``call_parsed``), so an
-export can stand in for the tool. Every session records: nothing to switch on.
+Around each model request (``wrap_model_request``, on the LLM worker) it stores the request as
+the model sees it (system prompt, tools manifest, call rules, messages after the history
+processors and the text format's rendering: each part once per distinct content; the shaping
+layer reports it, ``llm/_sent_requests.py``) as it goes, and the response as the model wrote
+it (text, native calls with their ids, usage, finish reason) once its stream ends, or what
+came of it when the stream was cut. It also stores the definition of each tool the agent
+called (``call_parsed``), so an export can stand in for the tool. Every session records:
+nothing to switch on.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.hooks._protocol import AgentHooks, CallView, LLMCall, TurnView
 from autobyteus_like.hooks._session_writer import message_data
+from autobyteus_like.llm._sent_requests import watching_sent
 from autobyteus_like.store._recordings import digest_of
 from autobyteus_like.store._schema import document
 
@@ -31,8 +35,12 @@ __all__ = ["ForkKeys", "RoundTripRecorder", "response_data"]
 class RoundTripRecorder(AgentHooks):
     """Records ``agent``'s requests, responses and called tools in ``session``."""
 
-    def __init__(self, store: SessionStore, session: str, agent: str) -> None:
+    def __init__(self, store: SessionStore, session: str, agent: str,
+                 shaped: bool = False) -> None:
         self.store = store
+        self.shaped = shaped
+        """Whether a layer below shapes each request (and reports it as sent); when not, a
+        request is stored before it goes, as the turn machine made it."""
         self.session = session
         self.agent = agent
         self._seq = store.recordings.next_seq(session, agent)
@@ -52,24 +60,45 @@ class RoundTripRecorder(AgentHooks):
         with self._lock:
             seq = self._seq
             self._seq += 1
-        request, blobs = self._parts(call.request)
+        if not self.shaped:
+            self._record_request(call, seq, call.request)
+        return self._recorded(call, call_next, seq)
+
+    def _record_request(self, call: LLMCall, seq: int, sent: LLMRequest) -> None:
+        """Store ``sent`` (the request as the model sees it) as request ``seq``."""
+        request, blobs = self._parts(sent)
         request["request_no"] = call.request_no
+        asked = call.request.messages  # the history it was shaped from (a fork cuts by it)
+        request["history"] = {"length": len(asked), "last": digest_of(
+            document(message_data(asked[-1]))) if asked else None}
         with self._lock:  # a request that carries the last one's messages names them by it
             last_seq, last = self._last
             self._last = (seq, request["messages"])
-        if last and request["messages"][:len(last)] == last:
+        if last and last_seq != seq and request["messages"][:len(last)] == last:
             request["after"] = last_seq
             request["messages"] = request["messages"][len(last):]
         self.store.recordings.record_request(self.session, self.agent, seq, call.turn_id,
                                              request, blobs)
-        return self._recorded(call, call_next, seq)
 
     def _recorded(self, call: LLMCall, call_next: Callable[[LLMCall], Iterable[LLMChunk]],
                   seq: int) -> Iterator[LLMChunk]:
         chunks: list[LLMChunk] = []
         error: str | None = "the stream was cut before its end"
+        recorded = not self.shaped
+
+        def sent(request: LLMRequest) -> None:  # shaped (processors, text format) as it goes
+            nonlocal recorded
+            self._record_request(call, seq, request)
+            recorded = True
+
         try:
-            for chunk in call_next(call):
+            with watching_sent(sent):  # the shaping runs when the stream is opened
+                stream = iter(call_next(call))
+                first = next(stream, None)
+            if not recorded:  # the layer below did not shape it after all
+                self._record_request(call, seq, call.request)
+                recorded = True
+            for chunk in chain(() if first is None else (first,), stream):
                 chunks.append(chunk)
                 yield chunk
             error = None
@@ -77,6 +106,8 @@ class RoundTripRecorder(AgentHooks):
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
+            if not recorded:
+                self._record_request(call, seq, call.request)
             response = response_data(chunks)
             response["complete"] = error is None
             if error is not None:

@@ -53,9 +53,10 @@ class ScriptedLLM(LLM):
 
     Which response comes next is the number of responses used so far, from the first
     whatever history the request carries (an agent given a history, ``run(history=...)``, a
-    forked conversation). Only an agent restoring its own session skips the replies the
-    session's history already holds (``continue_after``), so that a resumed run goes on with
-    the reply that follows, in any process.
+    forked session). Only an agent restoring its own session skips the replies that session
+    wrote into its history (``continue_after``), so that a resumed run goes on with the reply
+    that follows, in any process; a fork's replies copied from its origin are not skipped, so a
+    scripted model continuing a fork starts at its first reply.
     """
 
     reports_usage = False  # a script has no token usage
@@ -178,11 +179,13 @@ class FunctionLLM(ScriptedLLM):
         yield from self._answer(self.answer, len(self.requests) - 1, request, cancel)
 
 
-def continue_script(llm: LLM, restored: Sequence[Message], session: str) -> None:
+def continue_script(llm: LLM, restored: Sequence[Message], session: str,
+                    inherited: int = 0) -> None:
     """An agent restoring its own session: a scripted LLM goes on after the replies the
-    session's history holds (and only then: a seeded or forked conversation starts at the
-    first reply)."""
+    session wrote into its history, and only those: a seeded conversation, and the
+    ``inherited`` replies a fork copied from its origin, are not the script's, so a fork's
+    script starts at its first reply (and a fork resumed later skips what the fork wrote)."""
     if isinstance(llm, ScriptedLLM):
-        replies = sum(1 for message in restored if message.role == "assistant")
+        replies = sum(1 for message in restored if message.role == "assistant") - inherited
         llm.continue_after(replies, f"session {session!r} was restored with {replies} "
                                     "replies in its history")

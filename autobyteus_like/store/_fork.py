@@ -23,7 +23,7 @@ from autobyteus_like.store._schema import document
 from autobyteus_like.store._store import SessionStore
 from autobyteus_like.store._transactions import now_ms
 
-__all__ = ["fork_session", "key_sessions"]
+__all__ = ["copied_seqs", "fork_session", "key_sessions"]
 
 _CUT_TABLES = ("turns", "calls", "recorded_requests", "recorded_responses")
 
@@ -34,6 +34,14 @@ def key_sessions(store: SessionStore, session: str) -> dict[str, dict[str, str]]
     rows = store.transactions.rows("SELECT data FROM session_origins WHERE session = ?",
                                    session)
     return dict(json.loads(rows[0][0])["keys"]) if rows else {}
+
+
+def copied_seqs(store: SessionStore, session: str) -> dict[str, int]:
+    """Per member, the first history sequence number a fork wrote itself (the messages below
+    it were copied from its origin); empty for a session that is no fork."""
+    rows = store.transactions.rows("SELECT data FROM session_origins WHERE session = ?",
+                                   session)
+    return dict(json.loads(rows[0][0]).get("copied", {})) if rows else {}
 
 
 def fork_session(store: SessionStore, source: str, at: int, new: str,
@@ -94,8 +102,10 @@ def fork_session(store: SessionStore, source: str, at: int, new: str,
             "INSERT INTO mail (session, mail_id, seq, recipient, state, data) SELECT ?, "
             "mail_id, seq, recipient, state, data FROM mail WHERE session = ? AND seq < ?",
             (new, source, boundary))
+        copied = {agent: cut[1] for agent, cut in history.items()}  # replies not its own
         database.execute("INSERT INTO session_origins (session, origin, data) VALUES (?, ?, ?)",
-                         (new, source, document({"at": at, "member": member, "keys": keys})))
+                         (new, source, document({"at": at, "member": member, "keys": keys,
+                                                 "copied": copied})))
 
     store.transactions.write(None, copy)
 
@@ -145,12 +155,16 @@ def _history_cut(store: SessionStore, source: str, agent: str, cut: int) -> tupl
         raise StoreError(f"session {source!r}: no recorded request of {agent!r}'s turn {cut} "
                          "(recorded before recordings existed?): its history cannot be cut")
     shown = later[0]["messages"]
-    wanted = digest_of(document(shown[-1])) if shown else None
+    # the history the request was shaped from (recorded since requests are recorded as the
+    # model saw them, after the history processors); before, the request's own messages
+    history = later[0].get("history") or {
+        "length": len(shown), "last": digest_of(document(shown[-1])) if shown else None}
+    length, wanted = history["length"], history["last"]
     for epoch in sorted({message.epoch for message in messages}):
         of_epoch = [message for message in messages if message.epoch == epoch]
-        if len(of_epoch) >= len(shown) and wanted is not None and digest_of(document(
-                _data(of_epoch[len(shown) - 1]))) == wanted:
-            return epoch, of_epoch[len(shown) - 1].seq
+        if len(of_epoch) >= length and wanted is not None and digest_of(document(
+                _data(of_epoch[length - 1]))) == wanted:
+            return epoch, of_epoch[length - 1].seq
     raise StoreError(f"session {source!r}: {agent!r}'s history does not hold the message its "
                      f"turn {cut} began with: it cannot be cut there")
 

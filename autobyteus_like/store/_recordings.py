@@ -42,7 +42,8 @@ class Recordings:
     def record_request(self, session: str, agent: str, seq: int, turn_id: int,
                        request: Mapping[str, Any], blobs: Mapping[str, str]) -> None:
         """Store a request (``request`` names its parts by digest) with the parts not stored
-        yet (``blobs``: digest -> document)."""
+        yet (``blobs``: digest -> document); a request shaped again (a too-long one, cut
+        harder and sent once more) replaces the first."""
 
         def write(database: Database) -> None:
             for digest, text in blobs.items():
@@ -50,7 +51,8 @@ class Recordings:
                                  "ON CONFLICT (digest) DO NOTHING", (digest, text))
             database.execute(
                 "INSERT INTO recorded_requests (session, agent, seq, turn_id, data) "
-                "VALUES (?, ?, ?, ?, ?)", (session, agent, seq, turn_id, document(request)))
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session, agent, seq) DO UPDATE SET data = "
+                "excluded.data", (session, agent, seq, turn_id, document(request)))
 
         self._tx.write(session, write)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autobyteus_like.llm._messages import Message
+from autobyteus_like.store._fork import copied_seqs
 from autobyteus_like.store._records import CallRecord, CallState, MessageRecord, TurnRecord
 from autobyteus_like.store._store import SessionStore
 from autobyteus_like.tools._image_content import ImageContent
@@ -62,6 +63,9 @@ class TurnSnapshot:
     used_ids: list[str] = field(default_factory=list)
     """Every call id the session has used, oldest first."""
     last_turn_id: int = 0
+    inherited_replies: int = 0
+    """How many of the history's assistant replies a fork copied from its origin rather than
+    wrote itself (0 for a session that is no fork): a scripted model skips only the others."""
     reconciled: dict[str, ToolResult] = field(default_factory=dict)
     """Call id -> the result its tool's ``reconcile(key)`` found for a call that was running
     when the process stopped (filled when the agent resumes, before the turn machine)."""
@@ -79,6 +83,9 @@ def restore_agent(store: SessionStore, session: str, agent: str) -> TurnSnapshot
     calls = store.calls(session, agent)
     snapshot = TurnSnapshot(messages=[message_from(record) for record in records])
     snapshot.last_turn_id = max((turn.turn_id for turn in turns), default=0)
+    copied = copied_seqs(store, session).get(agent, 0)
+    snapshot.inherited_replies = sum(1 for record in records
+                                     if record.role == "assistant" and record.seq < copied)
     snapshot.used_ids = [call.invocation_id for call in calls]
     snapshot.used_ids += [call.id for message in snapshot.messages
                           for call in message.tool_calls]

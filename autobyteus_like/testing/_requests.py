@@ -1,5 +1,6 @@
 """What the framework sent, compared (``--check-requests``): per member, the first request whose
-system prompt, tools manifest or messages (after the turn machine built them) differ."""
+system prompt, tools manifest or messages differ, as the model saw them (after the history
+processors and the text format's rendering)."""
 
 from __future__ import annotations
 

@@ -76,13 +76,18 @@ def test_a_fork_at_turn_two_goes_on_from_there_and_the_original_is_untouched(sto
     assert {info.name for info in store.sessions()} >= {"four", "four-b"}
     export_session(store, "four-b", tmp_path / "fork-test")  # a fork exports like any session
     replay_export(tmp_path / "fork-test", tmp_path / "replayed")
-    # the fork goes on with another model (a scripted one skips the replies its history holds)
-    other = ScriptedLLM(["-", "-", "-", "-", call("note", text="other"), "other answer"])
+    # the fork goes on with another model: a scripted one starts at its first reply (the
+    # replies the fork copied are not the script's)
+    other = ScriptedLLM([call("note", text="other"), "other answer"])
     with team(other, fork) as running:
         assert running.run("message 3b", timeout=30) == "other answer"
     shown = [message.content for message in other.requests[0].messages]
     assert "message 2" in shown and "message 3" not in shown and shown[-1] == "message 3b"
     assert dump(store, "four") == before
+    # a resume of the fork skips only the replies the fork itself wrote
+    again = ScriptedLLM([call("note", text="other"), "other answer", "after the fork's own"])
+    with team(again, fork) as running:
+        assert running.run("message 4b", timeout=30) == "after the fork's own"
     with pytest.raises(UsageError, match="has 4 user messages; fork --at 5 names none"):
         session.fork(5)
     with pytest.raises(UsageError, match="exists already"):
@@ -108,7 +113,7 @@ def test_a_copied_call_keeps_its_key_and_takes_another_decision(tmp_path):
     fork = session.fork(2, "pay-b")
     assert [c.state.value for c in session.store.calls("pay-b", "lead")] == ["waiting_approval"]
     fork.store.decide_call("pay-b", original.invocation_id, CallState.APPROVED)
-    with team(ScriptedLLM(["-", "-", "done in the fork"]), fork) as running:
+    with team(ScriptedLLM(["done in the fork"]), fork) as running:
         assert running.resume(timeout=30) == "done in the fork"
     key = call_key("lead", original.invocation_id, "pay")  # the original's, not the fork's
     assert [key] == RAN_WITH
