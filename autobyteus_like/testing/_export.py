@@ -19,9 +19,11 @@ from autobyteus_like.errors import UsageError
 from autobyteus_like.formats import NATIVE, TEXT_FORMATS, builtin_format, parse_tool_calls
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.store._store import SessionStore
+from autobyteus_like.team._member_tools import ask_tool_name, asked_member
 from autobyteus_like.testing._outline import session_outline
 from autobyteus_like.testing._secrets import mask, secrets_of
 from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._handoff import HANDOFF_PREFIX
 
 __all__ = ["export_session"]
 
@@ -104,9 +106,20 @@ def _member(name: str, tool_names: list[str], responses: list[dict[str, Any]],
         if isinstance(member, dict) and member.get("name") == name:
             entry.update({key: value for key, value in member.items()
                           if key not in ("llm", "hooks")})
-    entry["tools"] = [name for name in entry.get("tools", sorted(tool_names))  # a tool
-                      if name in tools or name == SEND_MESSAGE_TOOL]  # never called has no
-    # recorded definition to stand in for it
+    named = [ask_tool_name(callee) if (callee := asked_member(name)) else name  # an ask:
+             for name in entry.get("tools", sorted(tool_names))]  # answers as recorded
+    # mail only where it was taught (a team member always has it, taught or not)
+    taught = not requests or SEND_MESSAGE_TOOL in json.dumps(requests[0])
+    entry["tools"] = [name for name in named  # a tool
+                      if (name in tools or (name == SEND_MESSAGE_TOOL and taught))  # never
+                      and not name.startswith(HANDOFF_PREFIX)]  # called has no stand-in
+    handoffs = [receiver if not tools.get(HANDOFF_PREFIX + receiver, {}).get(
+                    "requires_approval") else {"to": receiver, "requires_approval": True}
+                for receiver in sorted({name.removeprefix(HANDOFF_PREFIX)
+                                        for name in [*tool_names, *tools]
+                                        if name.startswith(HANDOFF_PREFIX)})]
+    if handoffs:  # the team's own tools again, so a replayed handoff hands over
+        entry.setdefault("handoffs", handoffs)
     entry.setdefault("tool_format", _format_of(responses, requests, tools))
     entry["llm"] = {"provider": "scripted", "responses": [_reply(r) for r in responses]}
     return entry

@@ -24,6 +24,7 @@ from autobyteus_like.testing._requests import compare_requests
 from autobyteus_like.testing._simulation import SimulatedTeam
 from autobyteus_like.tools import builtin_tools
 from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._handoff import HANDOFF_PREFIX, handoff_receiver
 from autobyteus_like.tools._invocation import ErrorCode, ToolInvocation
 from autobyteus_like.tools._middleware import ToolCall
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry
@@ -31,7 +32,8 @@ from autobyteus_like.tools._registry import ToolLike, ToolRegistry
 __all__ = ["RecordedResults", "replay_export"]
 
 TEAM_TOOLS = frozenset({SEND_MESSAGE_TOOL})
-"""Tools the team itself provides: they run in a replay (they carry the mail)."""
+"""Tools the team itself provides: they run in a replay (they carry the mail); so do handoffs
+(``transfer_to_*``: the team makes them from ``handoffs:``, and they hand over)."""
 
 
 class RecordedResults(AgentHooks):
@@ -46,7 +48,7 @@ class RecordedResults(AgentHooks):
 
     def wrap_tool_call(self, call: ToolCall, call_next: Callable[[ToolCall], Any]) -> Any:
         name = call.tool.name
-        if name in TEAM_TOOLS:
+        if name in TEAM_TOOLS or handoff_receiver(call.tool) is not None:
             return call_next(call)
         with self._lock:
             left = self._left.get(name)
@@ -114,7 +116,7 @@ def _tools(recording: dict[str, Any], live: bool, own: ToolRegistry) -> ToolRegi
     seen: set[str] = set()
     for tools in recording["tools"].values():
         for name, data in tools.items():
-            if name in seen or name in TEAM_TOOLS:
+            if name in seen or name in TEAM_TOOLS or name.startswith(HANDOFF_PREFIX):
                 continue
             seen.add(name)
             if live and name in own:
