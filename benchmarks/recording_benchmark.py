@@ -29,7 +29,7 @@ CALL = '{"name": "noop", "arguments": {}}'
 
 def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[float], Any]:
     """Seconds per turn for ``count`` turns in one conversation; the store, still open."""
-    import autobyteus_like.agent._run_hooks as run_hooks
+    import autobyteus_like.agent._agent as agent_module
     from autobyteus_like import Agent, AgentConfig, ScriptedLLM, tool
     from autobyteus_like.hooks._session_writer import SessionWriter
     from autobyteus_like.store import Session, open_store
@@ -39,14 +39,14 @@ def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[flo
         """Do nothing."""
         return "ok"
 
-    original = run_hooks.session_writer
+    original = agent_module.session_writer  # the name the agent calls (imported there)
     if not recorded:  # the reference: the session writer alone
         def writer_only(session: Any, agent: str, snapshot: Any, shaped: bool = False) -> Any:
             session.claim_writer(agent)
             return SessionWriter(session.store, session.name, agent,
                                  persisted=len(snapshot.messages))
 
-        run_hooks.session_writer = writer_only
+        agent_module.session_writer = writer_only
     store = open_store(folder / f"{name}.db")
     session = Session(name, store)
     times: list[float] = []
@@ -61,7 +61,7 @@ def turns(folder: Path, name: str, count: int, recorded: bool) -> tuple[list[flo
                 agent.run("go", timeout=30)
                 times.append(time.perf_counter() - start)
     finally:
-        run_hooks.session_writer = original
+        agent_module.session_writer = original
         session.close()
     return times, store
 
@@ -87,6 +87,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for number in range(rounds):
             times, store = turns(Path(folder), f"plain{number}", count, recorded=False)
+            if store.recordings.requests(f"plain{number}", "bench"):
+                raise SystemExit("the reference recorded: the recorder was not left out")
             store.close()
             plain += times
             times, store = turns(Path(folder), f"rec{number}", count, recorded=True)
