@@ -7,14 +7,9 @@ import json
 import re
 import time
 from collections import defaultdict
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic_core import to_jsonable_python
-from rich.console import Console
-from rich.measure import Measurement
-from rich.prompt import Confirm, Prompt
-from rich.table import Table
-from rich.text import Text
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -34,6 +29,10 @@ from autobyteus_like.events import (
 )
 from autobyteus_like.mail._events import MessageDelivered, TeamQuiescent
 from autobyteus_like.usage._report import UsageReport
+
+if TYPE_CHECKING:  # rich loads with the first RichView: --json and other commands skip it
+    from rich.console import Console
+    from rich.text import Text
 
 __all__ = ["EventView", "JsonView", "RichView", "escaped", "event_json", "run_error"]
 
@@ -201,6 +200,8 @@ class RichView(EventView):
     answers. Everything a model or a tool wrote is printed as plain text, never as markup."""
 
     def __init__(self, *, verbose: bool = False, console: Console | None = None) -> None:
+        from rich.console import Console
+
         super().__init__()
         self._console = console or Console(highlight=False)
         self._prose: dict[str, list[str]] = defaultdict(list)
@@ -210,6 +211,8 @@ class RichView(EventView):
         return _shown(value, None if self._verbose else limit)
 
     def _say(self, agent: str, style: str, text: str) -> None:
+        from rich.text import Text
+
         line = Text()
         line.append(f"{escaped(agent):>12} ", style="bold cyan")
         line.append(text, style=style)
@@ -275,9 +278,14 @@ class RichView(EventView):
             self._say(agent, "red", f"error: {self._short(event.message, 160)}")
 
     def note(self, text: str) -> None:
+        from rich.text import Text
+
         self._console.print(Text(escaped(text), style="dim"))
 
     def ask_approval(self, event: ApprovalRequested) -> tuple[bool, str]:
+        from rich.prompt import Confirm, Prompt
+        from rich.text import Text
+
         call = event.invocation
         question = Text.assemble("Approve ", (event.agent, "bold"),
                                  f": {call.name}({self._short(call.arguments, 200)})?")
@@ -292,6 +300,10 @@ class RichView(EventView):
 
     def summary(self, outcome: TeamQuiescent | None, elapsed: float,
                 usage: UsageReport | None = None, error: str | None = None) -> None:
+        from rich.measure import Measurement
+        from rich.table import Table
+        from rich.text import Text
+
         title = f"run summary ({elapsed:.2f} s, {self.messages} messages)"
         table = Table(title=title)
         for column in _COLUMNS:
@@ -333,6 +345,8 @@ def _usage_line(usage: UsageReport, rows: dict[str, dict[str, float]] | None = N
     """The run's tokens and cost in one line; each member's cost after it. Calls the rows
     above do not show (made by the run's earlier processes, before it was resumed) are said
     as such, so the figures add up."""
+    from rich.text import Text
+
     run = usage.run
     members = ", ".join(f"{name} {totals.cost_text}" for name, totals in usage.members.items())
     figure = run.token_figure  # "unknown" or "at least N" where responses reported none

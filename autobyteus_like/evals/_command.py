@@ -13,21 +13,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-import yaml
-from pydantic import ValidationError
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.errors import ConfigError, UsageError
-from autobyteus_like.evals._eval import ALL_FORMATS, FormatEval, store_verdict
-from autobyteus_like.evals._report import EvalReport
-from autobyteus_like.evals._show import EvalProgress, plot, table
-from autobyteus_like.evals._suite import BUILTIN, EvalSuite, EvalTask, load_suite
-from autobyteus_like.evals._task_run import LLMFactory
-from autobyteus_like.formats import ToolCallFormat
-from autobyteus_like.llm._spec import LLMSpec
-from autobyteus_like.store._model_formats import ModelFormats
+from autobyteus_like.formats import NATIVE, TEXT_FORMATS, ToolCallFormat
+
+if TYPE_CHECKING:  # the rest loads when the command runs: registering it costs nothing
+    from autobyteus_like.evals._report import EvalReport
+    from autobyteus_like.evals._suite import EvalSuite, EvalTask
+    from autobyteus_like.evals._task_run import LLMFactory
+    from autobyteus_like.llm._spec import LLMSpec
 
 __all__ = ["add_eval_command", "llm_spec"]
 
@@ -42,8 +37,9 @@ def add_eval_command(commands: Any) -> None:
     command.add_argument("--llm", required=True, metavar="SPEC",
                          help="the model: a member's llm as YAML, or TEAM.yaml:MEMBER")
     command.add_argument("--formats", metavar="F,F", action="append",
-                         help=f"formats to compare (default all: {','.join(ALL_FORMATS)})")
-    command.add_argument("--suite", default=BUILTIN, metavar="builtin|FILE",
+                         help="formats to compare (default all: "
+                              f"{','.join((NATIVE, *(f.value for f in TEXT_FORMATS)))})")
+    command.add_argument("--suite", default="builtin", metavar="builtin|FILE",
                          help="the tasks: the built-in suite or a YAML file of one's own")
     command.add_argument("--tasks", metavar="ID,ID", action="append",
                          help="run only these tasks of the suite")
@@ -71,6 +67,11 @@ def add_eval_command(commands: Any) -> None:
 
 def llm_spec(text: str) -> LLMSpec:
     """The model SPEC names (``UsageError`` saying what is wrong with it)."""
+    import yaml
+    from pydantic import ValidationError
+
+    from autobyteus_like.llm._spec import LLMSpec
+
     team, _, member = text.rpartition(":")
     if team and Path(team).is_file() and member and "{" not in text:
         try:
@@ -101,6 +102,8 @@ def _listed(values: list[str] | None) -> list[str]:
 
 
 def _formats(values: list[str] | None) -> list[str]:
+    from autobyteus_like.evals._eval import ALL_FORMATS
+
     names = _listed(values) or list(ALL_FORMATS)
     try:
         return list(dict.fromkeys(ToolCallFormat.parse(name).value for name in names))
@@ -109,6 +112,12 @@ def _formats(values: list[str] | None) -> list[str]:
 
 
 def _eval_formats(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from autobyteus_like.evals._eval import FormatEval
+    from autobyteus_like.evals._show import EvalProgress, plot, table
+    from autobyteus_like.evals._suite import load_suite
+
     if args.repeat < 1 or args.concurrency < 1 or args.max_iterations < 1:
         raise UsageError("--repeat, --concurrency and --max-iterations must be at least 1")
     spec = llm_spec(args.llm)
@@ -161,6 +170,9 @@ def _eval_formats(args: argparse.Namespace) -> int:
 
 def _store(report: EvalReport, factory: LLMFactory, suite: EvalSuite,
            store: str | None) -> None:
+    from autobyteus_like.evals._eval import store_verdict
+    from autobyteus_like.store._model_formats import ModelFormats
+
     if store is None:
         store_verdict(report, factory, suite, ModelFormats.cached())
         return

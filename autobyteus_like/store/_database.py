@@ -14,6 +14,7 @@ store's transactions retry those; every other failure is a plain ``StoreError``.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,9 +22,29 @@ from typing import Any, Literal, Protocol
 
 from autobyteus_like.errors import StoreError, TransientStoreError
 
-__all__ = ["Database", "PostgresDatabase", "SqliteDatabase"]
+__all__ = ["BUSY_TIMEOUT_VARIABLE", "Database", "PostgresDatabase", "SqliteDatabase",
+           "busy_timeout_from_environment"]
 
 Durability = Literal["process", "power"]
+
+BUSY_TIMEOUT_VARIABLE = "AUTOBYTEUS_LIKE_SQLITE_BUSY_TIMEOUT_S"
+DEFAULT_BUSY_TIMEOUT_S = 10.0
+
+
+def busy_timeout_from_environment() -> float:
+    """How long a SQLite write waits for another writer's lock before it fails with
+    "database is locked": ``$AUTOBYTEUS_LIKE_SQLITE_BUSY_TIMEOUT_S`` (10 s when unset)."""
+    text = os.environ.get(BUSY_TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BUSY_TIMEOUT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise StoreError(f"${BUSY_TIMEOUT_VARIABLE}: expected a number of seconds, 0 or "
+                         f"above, not {text!r}")
+    return seconds
 
 
 class Database(Protocol):
@@ -59,17 +80,20 @@ class Database(Protocol):
 class SqliteDatabase:
     """A SQLite file in WAL mode. ``durability="process"`` survives a crash of the process
     (``synchronous=NORMAL``); ``"power"`` also a power loss (``synchronous=FULL``, an fsync
-    per commit)."""
+    per commit). ``busy_timeout_s``: how long a write waits for another writer (default
+    ``$AUTOBYTEUS_LIKE_SQLITE_BUSY_TIMEOUT_S`` or 10 s)."""
 
     dialect = "sqlite"
     can_lose_connection = False
 
-    def __init__(self, path: str | Path, durability: Durability = "process") -> None:
+    def __init__(self, path: str | Path, durability: Durability = "process",
+                 busy_timeout_s: float | None = None) -> None:
         self.url = f"sqlite:///{path}"
+        busy = busy_timeout_from_environment() if busy_timeout_s is None else busy_timeout_s
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             self._connection = sqlite3.connect(str(path), isolation_level=None,
-                                               check_same_thread=False, timeout=10)
+                                               check_same_thread=False, timeout=busy)
             self._connection.execute("PRAGMA journal_mode=WAL")
             synchronous = "FULL" if durability == "power" else "NORMAL"
             self._connection.execute(f"PRAGMA synchronous={synchronous}")

@@ -11,6 +11,7 @@ from autobyteus_like import AgentConfig, ScriptedLLM, TeamConfig
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.runtime import RayRuntime
+from tests.stress_rounds import in_the_deep_run
 
 RAY_KINDS = ["ray", "ray-packed"]
 """The two Ray kinds: every member in a host of its own (``members_per_worker: 1``), and
@@ -18,13 +19,18 @@ packed two to a host (a two-member team shares one process; a larger one has mes
 within a host and across hosts)."""
 
 
-def on_local_and(kind: str) -> pytest.MarkDecorator:
+def on_local_and(kind: str, deep_only: str | None = None) -> pytest.MarkDecorator:
     """Runs a member-surface test (its ``runtime`` fixture) locally and on one Ray kind. Each
     behaviour runs on Ray once, the kinds taken in turn across the tests (the working order's
     "a dozen behaviour cases on Ray": a Ray case costs seconds, and what differs between the
-    kinds, a host of one or of several, is the same code for every behaviour)."""
+    kinds, a host of one or of several, is the same code for every behaviour). ``deep_only``:
+    the Ray case runs only in the deep run, and this names the Ray case that covers what it
+    needs of Ray in the suite (its local case covers the rest)."""
     assert kind in RAY_KINDS
-    return pytest.mark.parametrize("runtime", ["local", kind], indirect=True)
+    ray: Any = kind
+    if deep_only is not None:
+        ray = pytest.param(kind, marks=in_the_deep_run(f"its local case; on Ray, {deep_only}"))
+    return pytest.mark.parametrize("runtime", ["local", ray], indirect=True)
 
 
 def ray_runtime(kind: str = "ray", **options: Any) -> RayRuntime:

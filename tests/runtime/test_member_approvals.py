@@ -15,6 +15,7 @@ from autobyteus_like.errors import AutobyteusLikeError, UnknownApprovalError
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from tests.runtime.scripted_teams import call, member, on_local_and, until_quiet
 from tests.runtime.test_member_surface import runtime, team_config  # noqa: F401 (fixture)
+from tests.stress_rounds import in_the_deep_run
 
 ran: list[str] = []
 
@@ -40,7 +41,7 @@ def _asked(events: object) -> ApprovalRequested:
             return event
 
 
-@on_local_and("ray")
+@on_local_and("ray", "a decision on Ray: the approval racing a stop below")
 def test_an_unknown_call_id_is_refused_naming_the_waiting_call(runtime):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()
@@ -58,7 +59,9 @@ def test_an_unknown_call_id_is_refused_naming_the_waiting_call(runtime):  # noqa
 
 
 @pytest.mark.parametrize(("runtime", "second"), [  # on Ray: the race of one pair
-    ("local", "approve"), ("local", "deny"), ("ray-packed", "deny")], indirect=["runtime"])
+    ("local", "approve"), ("local", "deny"),
+    pytest.param("ray-packed", "deny", marks=in_the_deep_run(
+        "its local cases; on Ray, the approval racing a stop below"))], indirect=["runtime"])
 def test_two_threads_deciding_one_call_one_wins_and_the_other_is_told(runtime, second):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()
@@ -93,7 +96,7 @@ def test_two_threads_deciding_one_call_one_wins_and_the_other_is_told(runtime, s
     assert len(results) == 1  # one decision reached the call
 
 
-@on_local_and("ray")
+@on_local_and("ray", "a decision on Ray: the approval racing a stop below")
 def test_a_decision_after_the_team_stopped_is_refused(runtime):  # noqa: F811
     team = _lead(runtime).start()
     try:
@@ -120,7 +123,7 @@ def _drained(events: object) -> list[object]:
         seen.append(event)
 
 
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "a decision on Ray: the approval racing a stop below")
 def test_a_decision_after_an_acknowledged_stop_is_refused_and_nothing_starts(runtime):  # noqa: F811
     with _lead(runtime) as team:
         events = team.events()

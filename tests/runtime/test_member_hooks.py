@@ -29,7 +29,8 @@ def note(text: str) -> str:
     return "noted " + text
 
 
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "none needed (the hook runs beside its member, in the "
+               "member's process on either runtime)")
 def test_a_member_hook_that_raises_names_itself_and_the_member_goes_on(runtime):  # noqa: F811
     lead = member("lead", [call("note", text="a"), call("note", text="b"), "noted it"],
                   tools=["note"], hooks=[FailsOnce()])

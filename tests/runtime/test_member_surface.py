@@ -81,7 +81,8 @@ def _llm(agent):
     (lambda team, asked: team.deny(asked.agent, asked.invocation.id, "not today"),
      ("DENIED", "denied: not today"), "I will not purge then."),
 ], ids=["approved", "denied"])
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "a decision crossing to a host: test_member_approvals.py's "
+               "approval racing a stop")
 def test_an_approved_call_runs_and_a_denied_one_is_shown_denied_and_the_turn_goes_on(
         runtime, decide, shown, answer):
     """The call's result (its status and content, or its error's code and message) goes
@@ -105,7 +106,7 @@ def test_an_approved_call_runs_and_a_denied_one_is_shown_denied_and_the_turn_goe
     assert seen[-1].answer == answer
 
 
-@on_local_and("ray")
+@on_local_and("ray", "limits on Ray: test_ray_team_budget.py")
 def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     """The same words and the same figures on every runtime (a Ray member's limit crosses a
     process as data and is raised again in the driver)."""
@@ -121,7 +122,7 @@ def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     assert (raised.value.allowed, raised.value.figure, raised.value.refused) == (2, 3, True)
 
 
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "a token limit on Ray: test_ray_team_budget.py")
 def test_a_token_limit_no_model_reports_says_its_figure_is_unknown(runtime):
     """A scripted model reports no tokens: the limit cannot be kept, and every runtime says
     so in the same words."""
@@ -136,7 +137,8 @@ def test_a_token_limit_no_model_reports_says_its_figure_is_unknown(runtime):
         50, "unknown", False)
 
 
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "a Ray team's session resumed: the stop-cut turn here, "
+               "test_ray_sessions.py")
 def test_a_session_carries_the_conversation_into_the_next_start(runtime, tmp_path):
     from autobyteus_like.store import Session
 
@@ -155,7 +157,7 @@ def test_a_session_carries_the_conversation_into_the_next_start(runtime, tmp_pat
                                      ("user", "second")]
 
 
-@on_local_and("ray")
+@on_local_and("ray", "usage across hosts: test_ray_team_budget.py")
 def test_usage_counts_what_was_asked_and_run(runtime):
     lead = member("lead", [call("note", text="a"), "done"], tools=["note"])
     with AgentTeam(team_config(lead, runtime), tools=[note], runtime=runtime) as team:
@@ -165,7 +167,7 @@ def test_usage_counts_what_was_asked_and_run(runtime):
         assert len(_llm(team.agents["lead"]).requests) == 2
 
 
-@on_local_and("ray")
+@on_local_and("ray", "a team limit across racing hosts: test_ray_team_budget.py")
 def test_a_team_limit_holds_exactly_across_members(runtime):
     """Two members calling tools at once under the team's max_tool_calls: no more than that
     many calls run in all (on Ray the team's budget is kept in one place for every host), the
@@ -187,7 +189,7 @@ def test_a_team_limit_holds_exactly_across_members(runtime):
     assert len(started) <= 4 and refused  # never one more, whichever member asked last
 
 
-@on_local_and("ray-packed")
+@on_local_and("ray-packed", "a stop on Ray: test_ray_team.py's stop mid-turn")
 def test_stopping_fails_every_reply_owed_with_the_same_wording(runtime):
     """The turn running and the message waiting behind it: each reply fails alike, and the
     stopped member refuses more."""
@@ -211,7 +213,7 @@ def test_stopping_fails_every_reply_owed_with_the_same_wording(runtime):
         team.agents["lead"].send("again")
 
 
-@on_local_and("ray")
+@on_local_and("ray", "usage across hosts: test_ray_team_budget.py")
 def test_the_team_s_usage_sums_its_members(runtime):
     """On Ray counted on the driver from the events the hosts stream: the same figures."""
     lead = member("lead", [call("send_message_to", recipient_name="helper", content="hi"),

@@ -12,6 +12,7 @@ from autobyteus_like import AgentTeam, ToolContext, tool
 from autobyteus_like.events import ToolResultReceived, ToolStarted, TurnCompleted
 from autobyteus_like.runtime import RayRuntime
 from tests.runtime.scripted_teams import call, member, team_config, until_quiet
+from tests.stress_rounds import in_the_deep_run
 
 
 @tool
@@ -49,6 +50,10 @@ def kill_when_blocked(events, team, seen):
     return actor.pid
 
 
+@in_the_deep_run("a killed host's turns failing for their senders: test_ray_host.py's "
+                 "test_every_turn_in_a_killed_host_fails_for_its_sender_and_other_hosts_go_on; "
+                 "its restart: test_a_killed_host_comes_back_with_all_its_members_each_from_"
+                 "its_session")
 def test_a_member_killed_mid_turn_is_restarted_and_its_sender_sees_the_error(ray_cluster):
     lead = member("lead", [call("send_message_to", recipient_name="worker", content="work"),
                            "asked the worker", "the worker failed; noted"])
@@ -120,6 +125,8 @@ def _alive(name: str) -> list:
     return list_actors(filters=[("name", "=", name), ("state", "=", "ALIVE")], detail=True)
 
 
+@in_the_deep_run("a killed member resuming its turn from the session: test_ray_sessions.py; "
+                 "a killed host's members each from its session: test_ray_host.py")
 def test_with_a_session_a_restarted_member_resumes_the_killed_turn(ray_cluster, tmp_path):
     """The worker's actor writes its turns to the session the driver holds; killed mid-turn,
     it is restarted and resumes the turn from the session, as a local agent does: the

@@ -17,6 +17,7 @@ from autobyteus_like.events import ToolStarted
 from autobyteus_like.runtime import MemberResources, RayRuntime
 from tests.runtime.scripted_teams import call, member, team_config
 from tests.runtime.test_ray_faults import block
+from tests.stress_rounds import in_the_deep_run
 
 
 def ring(size: int) -> list:
@@ -132,6 +133,8 @@ def wait_restarted(name: str):
         time.sleep(0.1)
 
 
+@in_the_deep_run("members packed into hosts and messages within and across them: "
+                 "test_members_share_hosts_and_messages_within_a_host_stay_in_its_process")
 def test_a_hundred_members_start_in_two_hosts_and_a_message_goes_round_all_of_them(
         ray_cluster):
     """The scale case as a check of behaviour: on this two-CPU cluster ``auto`` packs 100
@@ -148,6 +151,8 @@ def test_a_hundred_members_start_in_two_hosts_and_a_message_goes_round_all_of_th
     assert counts == [{"members": 50, "across": 1, "within": 49}] * 2
 
 
+@in_the_deep_run("a host that cannot build what it holds, named and nothing left: "
+                 "test_ray_tools_mcp.py's server that cannot start in its host")
 def test_a_member_that_cannot_start_is_named_and_nothing_is_left(ray_cluster):
     """Packed with a sound member, one whose LLM needs a key nobody set: the host cannot
     start; the error names that member and why, and no actor is left."""

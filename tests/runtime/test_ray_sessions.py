@@ -25,6 +25,7 @@ from tests.runtime.scripted_teams import (
     team_config,
     until_quiet,
 )
+from tests.stress_rounds import in_the_deep_run
 
 RUNS = Path("/nonexistent")
 """Where the tools below note each run (set per test; travels with the tools by value)."""
@@ -74,6 +75,9 @@ def _kill_when_blocked(events, team) -> int:
 
 
 @pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)  # PostgreSQL: test_ray_host.py
+@in_the_deep_run("a killed host's members resuming from the session: test_ray_host.py's "
+                 "test_a_killed_host_comes_back_with_all_its_members_each_from_its_session; "
+                 "the hosts' writes to a SQLite store: the taken-over [sqlite] case")
 def test_a_killed_member_resumes_its_turn_and_every_message_arrives_once(ray_cluster, runs,
                                                                         store_url):
     lead = member("lead", [call("send_message_to", recipient_name="worker", content="work"),
@@ -119,6 +123,9 @@ def test_a_killed_member_resumes_its_turn_and_every_message_arrives_once(ray_clu
         stored.close()
 
 
+@pytest.mark.parametrize("store_url", ["sqlite", pytest.param("postgres", marks=in_the_deep_run(
+    "the [sqlite] case; a PostgreSQL store's fencing: tests/store/test_fencing.py"))],
+    indirect=True)
 def test_a_host_writes_nothing_once_the_session_is_taken_over(ray_cluster, store_url):
     """The members' writes carry the driver's lease generation: another process that took
     the session over (its generation raised) refuses them, as it refuses the driver's."""
@@ -158,7 +165,9 @@ def _left_unfinished(store: str) -> None:
 
 
 @pytest.mark.parametrize(("store_url", "kind"), [  # each Ray kind on one store, in turn
-    ("sqlite", "local"), ("postgres", "ray"), ("sqlite", "ray-packed")], indirect=["store_url"])
+    ("sqlite", "local"), ("postgres", "ray"),
+    pytest.param("sqlite", "ray-packed", marks=in_the_deep_run("the [postgres-ray] case"))],
+    indirect=["store_url"])
 def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url, kind):
     """A new driver on a session a Ray team left unfinished: a message first is refused
     (settle it first); ``abandon_unfinished`` ends the stored turn without going on with it
@@ -198,7 +207,10 @@ def test_what_a_driver_left_is_abandoned_as_locally(ray_cluster, runs, store_url
 
 
 @pytest.mark.parametrize(("store_url", "kind"), [
-    ("sqlite", "local"), ("postgres", "ray-packed")], indirect=["store_url"])
+    ("sqlite", "local"), pytest.param("postgres", "ray-packed", marks=in_the_deep_run(
+        "its local case; a driver's leftovers on Ray: the abandoned case above; a resumed "
+        "turn on Ray: test_a_killed_member_resumes_its_turn_and_every_message_arrives_once"))],
+    indirect=["store_url"])
 def test_what_a_driver_left_is_resumed_when_asked_as_locally(ray_cluster, runs, store_url,
                                                               kind):
     """The other way to settle it: ``resume`` goes on with the stored turn (the call that was

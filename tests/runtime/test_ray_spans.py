@@ -25,9 +25,10 @@ from autobyteus_like.errors import ConfigError
 from autobyteus_like.events import ApprovalRequested, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
 from autobyteus_like.tracing import Tracing
-from tests.runtime.scripted_teams import RAY_KINDS, call, member, ray_runtime
+from tests.runtime.scripted_teams import call, member, ray_runtime
 from tests.runtime.test_ray_faults import block
 from tests.runtime.test_ray_host import ring
+from tests.stress_rounds import in_the_deep_run
 from tests.tracing.test_spans import lookup, team_config, tree
 
 
@@ -63,7 +64,8 @@ def shape(spans: list[ReadableSpan]) -> list[tuple[str, str, tuple[str, ...], st
                   for span in spans)
 
 
-@pytest.mark.parametrize("kind", RAY_KINDS)
+@pytest.mark.parametrize("kind", ["ray", pytest.param("ray-packed", marks=in_the_deep_run(
+    "the [ray] case (a host of one or of two: the same sending of spans)"))])
 def test_a_ray_team_run_is_one_trace_under_the_caller_s_span_as_locally(ray_cluster, provider,
                                                                          exporter, kind):
     """``ray``: lead and coder in hosts of their own (every message crosses hosts);
@@ -91,6 +93,8 @@ def test_a_ray_team_run_is_one_trace_under_the_caller_s_span_as_locally(ray_clus
     assert lookup_span.end_time <= coder_turn.end_time
 
 
+@in_the_deep_run("failures and content on spans: tests/tracing/test_spans.py locally; spans "
+                 "crossing from the hosts: the one-trace case")
 def test_a_failed_call_s_status_and_the_content_switch_reach_the_driver(ray_cluster, exporter):
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -111,6 +115,8 @@ def test_a_failed_call_s_status_and_the_content_switch_reach_the_driver(ray_clus
     assert "look" in turn.attributes["gen_ai.input.messages"]
 
 
+@in_the_deep_run("spans sent across the process boundary into one trace: "
+                 "test_a_ray_team_run_is_one_trace_under_the_caller_s_span_as_locally")
 def test_many_members_send_their_spans_in_batches_in_one_trace(ray_cluster, provider,
                                                                 exporter):
     """A ring of 20 members, ten to a host: every span arrives, in one trace, and the hosts'
@@ -135,6 +141,8 @@ def test_many_members_send_their_spans_in_batches_in_one_trace(ray_cluster, prov
     assert (span.name, depth) == ("invoke_agent m0", 38)  # the whole ring, one chain
 
 
+@in_the_deep_run("nothing of tracing without an SDK: tests/tracing/test_spans.py locally "
+                 "(hosts left without a collector: checked here only, a saving, not a result)")
 def test_a_team_that_does_not_trace_makes_and_sends_no_span_on_ray(ray_cluster, exporter):
     """No provider and no SDK configured globally: the hosts build no collector."""
     config = TeamConfig(name="t", coordinator="m0", members=ring(3))
@@ -170,6 +178,8 @@ def test_a_killed_host_keeps_the_spans_it_had_sent_and_nothing_hangs(ray_cluster
 
 
 @pytest.mark.parametrize("kind", ["ray"])  # a host of one or of two: the same stop
+@in_the_deep_run("spans a host had sent surviving its end: the killed host's case; a stop "
+                 "ending open spans: tests/tracing/test_spans.py locally")
 def test_a_member_stopped_mid_turn_sends_the_spans_its_stop_ended(ray_cluster, provider,
                                                                    exporter, kind):
     """As locally (test_spans.py): a stop ends the open spans, marked as cut short; on Ray

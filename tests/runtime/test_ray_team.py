@@ -11,6 +11,7 @@ import pytest
 from autobyteus_like import AgentTeam, ConfigError
 from autobyteus_like.runtime import MemberResources, RayRuntime
 from tests.runtime.scripted_teams import RAY_KINDS, call, calls, member, ray_runtime, team_config
+from tests.stress_rounds import in_the_deep_run
 
 
 def required(name: str) -> dict:
@@ -61,7 +62,8 @@ def test_a_member_ray_cannot_place_is_a_config_error_and_nothing_is_left(ray_clu
     assert [states(name) for name in names] == [{"DEAD"}, {"DEAD"}]
 
 
-@pytest.mark.parametrize("runtime", ["local", *RAY_KINDS])
+@pytest.mark.parametrize("runtime", ["local", *(pytest.param(kind, marks=in_the_deep_run(
+    "its local case; messages across hosts: test_ray_host.py")) for kind in RAY_KINDS)])
 def test_a_message_to_nobody_or_to_yourself_is_the_same_error_on_each_backend(runtime, request):
     if runtime != "local":
         request.getfixturevalue("ray_cluster")

@@ -12,6 +12,7 @@ import pytest
 from autobyteus_like import AgentTeam, UsageLimitExceededError, UsageLimits, tool
 from autobyteus_like.events import ToolResultReceived
 from tests.runtime.scripted_teams import call, calls, member, ray_runtime, team_config, until_quiet
+from tests.stress_rounds import in_the_deep_run
 
 RUNS = Path("/nonexistent")
 """Where ``note`` records each run (set per test; travels with the tool by value)."""
@@ -47,7 +48,8 @@ def racing_team(limits: UsageLimits, rounds: int):
     return team_config(lead, *workers, limits=limits)
 
 
-@pytest.mark.parametrize("limit", [10, 40])
+@pytest.mark.parametrize("limit", [pytest.param(10, marks=in_the_deep_run(
+    "the limit of 40 (the same keeper, its grants in blocks and taken back)")), 40])
 def test_a_tool_call_limit_of_n_runs_exactly_n_calls_across_racing_hosts(ray_cluster, runs,
                                                                          limit):
     """10: granted a call at a time; 40: in blocks (and taken back near the end). The lead's
@@ -71,6 +73,8 @@ def test_a_tool_call_limit_of_n_runs_exactly_n_calls_across_racing_hosts(ray_clu
     assert refused
 
 
+@in_the_deep_run("the tool-call limit across racing hosts (the same keeper of the team's "
+                 "budget); an LLM-call limit: its local tests")
 def test_an_llm_call_limit_holds_across_racing_hosts(ray_cluster, runs):
     config = racing_team(UsageLimits(max_llm_calls=20), rounds=4)
     with AgentTeam(config, tools=[note], runtime=ray_runtime("ray-packed")) as team:

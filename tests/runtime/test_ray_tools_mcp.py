@@ -17,6 +17,7 @@ from tests.leftover_processes import started_by_this_run
 from tests.mcp.server_processes import SDK_SERVER, alive, sdk_stdio, wait_until
 from tests.runtime.scripted_teams import call, member, team_config, until_quiet
 from tests.runtime.test_ray_faults import wait_restarted
+from tests.stress_rounds import in_the_deep_run
 
 pytest.importorskip("mcp", reason="the MCP SDK is not installed: pip install "
                                   "'autobyteus-like[mcp]'")
@@ -47,6 +48,8 @@ def _toolset():
     return MCPToolset.stdio(command, args, name="sdk", timeout_s=20)
 
 
+@in_the_deep_run("a member calling its host's server, before and after a kill -9 of the "
+                 "host: the killed host's case below")
 def test_a_member_on_ray_calls_its_hosts_mcp_server_which_ends_with_the_team(ray_cluster):
     assert servers() == []
     adder = member("adder", [call("sdk.add", a=2, b=3), "the sum is 5"], tools=["sdk.add"])

@@ -27,6 +27,7 @@ sys.path.insert(0, str(EXAMPLES))
 from example_tools import make_tools  # noqa: E402
 
 from tests.runtime.scripted_teams import RAY_KINDS, ray_runtime  # noqa: E402
+from tests.stress_rounds import in_the_deep_run  # noqa: E402
 
 TEAMS = ["software_team.yaml", "research_team.yaml"]
 _SESSION_IDS = re.compile(r"call_[0-9a-f]{12}_")
@@ -108,8 +109,9 @@ def local_transcripts(tmp_path_factory):
 
 
 @pytest.mark.parametrize(("yaml", "backend"), [
-    (yaml, backend) for yaml, ray_kind in zip(TEAMS, RAY_KINDS, strict=True)
-    for backend in ("local", ray_kind)])  # each team on one Ray kind, the kinds in turn
+    (yaml, backend) if backend == "local" or yaml == TEAMS[0] else pytest.param(
+        yaml, backend, marks=in_the_deep_run(f"{TEAMS[0]} on Ray and this team's local case"))
+    for yaml, ray_kind in zip(TEAMS, RAY_KINDS, strict=True) for backend in ("local", ray_kind)])
 def test_an_example_team_gives_the_same_transcript_on_each_backend(
         yaml, backend, local_transcripts, request, tmp_path):
     if backend != "local":

@@ -16,6 +16,7 @@ from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.store import Session
 from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.team_tools import echo, wait
+from tests.stress_rounds import in_the_deep_run
 
 
 async def _ignore(event: AgentEvent) -> None:
@@ -52,6 +53,8 @@ def _served(tmp_path: Path, responses: list[str], session: Session | None = None
     return TeamHost(config, tools=[echo, wait], session=session)
 
 
+@in_the_deep_run("the same Ray team's processes across asks: the with-a-session [True] "
+                 "case; each ask's own budget: tests/serving/test_team_host.py locally")
 def test_each_ask_is_a_new_run_of_the_same_ray_team(ray_cluster, tmp_path):
     host = _served(tmp_path, [call("echo", text="a"), "answer 1",
                               call("echo", text="b"), "answer 2", "answer 3"])
@@ -71,6 +74,7 @@ def test_each_ask_is_a_new_run_of_the_same_ray_team(ray_cluster, tmp_path):
         host.stop()
 
 
+@in_the_deep_run("a cancelled ask on Ray: the with-a-session [True] case below")
 def test_a_cancelled_ask_cuts_its_tool_and_puts_the_conversation_back(ray_cluster, tmp_path):
     marker = tmp_path / "marker"
     host = _served(tmp_path, ["first", call("wait", seconds=60, marker=str(marker)),
@@ -94,7 +98,8 @@ def test_a_cancelled_ask_cuts_its_tool_and_puts_the_conversation_back(ray_cluste
         host.stop()
 
 
-@pytest.mark.parametrize("cancel", [False, True])
+@pytest.mark.parametrize("cancel", [pytest.param(False, marks=in_the_deep_run(
+    "the [True] case")), True])
 def test_with_a_session_each_ask_is_stored_in_the_same_ray_team(ray_cluster, tmp_path,
                                                                   cancel):
     marker = tmp_path / "marker"

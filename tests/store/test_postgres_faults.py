@@ -29,6 +29,9 @@ from tests.store.test_crash_resume import (
 pytestmark = pytest.mark.slow  # real processes and servers, several seconds
 
 STATEMENT_TIMEOUT = "?options=-c%20statement_timeout%3D300"
+SQLITE_BUSY_S = 2.0
+"""The runs' SQLite busy timeout here (``$AUTOBYTEUS_LIKE_SQLITE_BUSY_TIMEOUT_S``; 10 s by
+default): the locked-SQLite case holds the lock just past it."""
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +161,8 @@ def _lock_sqlite(path: Path) -> Callable[[], None]:
         locker = sqlite3.connect(path, timeout=0)
         try:
             locker.execute("BEGIN IMMEDIATE")  # another process writes for longer than the
-            time.sleep(10.5)  # run's busy timeout (10 s): its write fails, "database is locked"
+            time.sleep(SQLITE_BUSY_S + 0.5)  # run's busy timeout: its write fails, "database
+            # is locked"
             locker.rollback()
         finally:
             locker.close()
@@ -166,11 +170,12 @@ def _lock_sqlite(path: Path) -> Callable[[], None]:
 
 
 def test_sqlite_locked_mid_turn_leaves_a_session_that_resumes_to_the_same_end(
-        reference, tmp_path):
+        reference, tmp_path, monkeypatch):
     """SQLite's "database is locked" at a random moment of a run: the run stops with one
     line, the session resumes to the undisturbed end, nothing ran twice, nothing shown was
     lost."""
     expected, active = reference
+    monkeypatch.setenv("AUTOBYTEUS_LIKE_SQLITE_BUSY_TIMEOUT_S", str(SQLITE_BUSY_S))
     seed = int(os.environ.get("FAULT_SEED") or random.randrange(1 << 30))
     fraction = random.Random(seed).uniform(0.0, 0.5)
     # the moment is a fraction of the reference run's time (on PostgreSQL, measured once):
