@@ -106,7 +106,7 @@ def test_an_approved_call_runs_and_a_denied_one_is_shown_denied_and_the_turn_goe
     assert seen[-1].answer == answer
 
 
-@on_local_and("ray", "limits on Ray: test_ray_team_budget.py")
+@on_local_and("ray")  # the limit crossing from a host to the driver: its words kept
 def test_a_member_limit_ends_the_run_with_the_limit_named(runtime):
     """The same words and the same figures on every runtime (a Ray member's limit crosses a
     process as data and is raised again in the driver)."""
