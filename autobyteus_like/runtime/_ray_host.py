@@ -97,7 +97,8 @@ class MemberHost:
             for tool in config.tools:  # a tool that runs agents here (a member as a tool)
                 if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
                                                None)):
-                    in_host(self._team_usage, tracing, self._mails[config.name].session)
+                    in_host(self._team_usage, tracing, self._mails[config.name].session,
+                            self._callee_event)
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(
@@ -137,6 +138,12 @@ class MemberHost:
         until then only this host's records cross, and the agents skip building events
         nobody takes)."""
         self._stream_all(self._on_loop())
+
+    def _callee_event(self, event: AgentEvent) -> None:
+        """A fresh callee's event (a ``MemberCallEvent``, run here beside its caller) into
+        the stream, once the driver listens, as its caller's events go."""
+        if self._streaming:
+            self._report(event)
 
     def _next_id(self) -> str:
         return f"{self.incarnation}:{next(self._ids)}"
@@ -333,6 +340,9 @@ def _portable_event(event: AgentEvent) -> AgentEvent:
     """The event without what cannot leave this process (a turn's reply future)."""
     if isinstance(event, UserMessageReceived) and event.reply is not None:
         return dataclasses.replace(event, reply=None)
+    inner = getattr(event, "event", None)  # a callee's event (a MemberCallEvent)
+    if isinstance(inner, AgentEvent) and inner is not (portable := _portable_event(inner)):
+        return dataclasses.replace(event, event=portable)  # type: ignore[call-arg]
     return event
 
 

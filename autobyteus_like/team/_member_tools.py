@@ -106,7 +106,7 @@ class MemberCalls:
         self.team = team
         self.graph = CallGraph(max_depth)
         self._roles = roles
-        self._publisher = publisher
+        self._publish: Callable[[AgentEvent], None] = publisher.publish
         self._tools = list(tools)
         self._sources = list(sources)
         self._formats = formats
@@ -134,13 +134,16 @@ class MemberCalls:
         self._configs = state["configs"]
 
     def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None,
-                session: Session | None) -> None:
+                session: Session | None,
+                publish: Callable[[AgentEvent], None] | None = None) -> None:
         """In a Ray host: its fresh instances count on the team's budget there, trace into
-        the host's spans and keep their records in the team's session as the host reaches
-        it (their events stay in the host)."""
+        the host's spans, keep their records in the team's session as the host reaches it
+        and put their events (``MemberCallEvent``) into the host's stream (``publish``)."""
         self._team_usage = team_usage
         self._tracing = tracing
         self._session = session
+        if publish is not None:
+            self._publish = publish
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -219,7 +222,7 @@ class MemberCalls:
                       team_usage=None if self._team_usage is None else
                       call_usage(self._team_usage, callee))
         forward = EventSubscription()
-        forward._sink = _forwarder(self._publisher, caller, context.invocation_id, callee,
+        forward._sink = _forwarder(self._publish, caller, context.invocation_id, callee,
                                    address)
         agent.events(into=forward)
         with self._lock:
@@ -330,14 +333,14 @@ def _no_mail(callee: str) -> ToolDefinition:
     return tool(name=SEND_MESSAGE_TOOL, category="team")(send_message_to)
 
 
-def _forwarder(publisher: EventPublisher, caller: str, call_id: str, callee: str,
-               address: str) -> Callable[[object], None]:
+def _forwarder(publish: Callable[[AgentEvent], None], caller: str, call_id: str,
+               callee: str, address: str) -> Callable[[object], None]:
     """A sink putting a fresh instance's events into the team's stream, nested under the
     caller's call."""
 
     def forward(item: object) -> None:
         if isinstance(item, AgentEvent):
-            publisher.publish(MemberCallEvent(agent=caller, call_id=call_id, callee=callee,
+            publish(MemberCallEvent(agent=caller, call_id=call_id, callee=callee,
                                               member=address, event=item))
 
     return forward

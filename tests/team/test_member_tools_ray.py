@@ -1,6 +1,7 @@
 """The same team with members as tools on Ray (the suite's one local cluster): a member asks
 another twice in parallel beside an ordinary call and a typed callee, and the results come
-back in invocation order, the typed answer as JSON. One fixed case: the
+back in invocation order, the typed answer as JSON, and the callees' steps reach the team's
+stream as on the local runtime. One fixed case: the
 orders are the property's business (test_member_tools_order.py, on the local runtime). The
 models run in the hosts, so the lead's last reply says what it was shown."""
 
@@ -11,7 +12,9 @@ import json
 from pydantic import BaseModel
 
 from autobyteus_like import AgentTeam, tool
+from autobyteus_like.events import ToolStarted, TurnCompleted, UserMessageReceived
 from autobyteus_like.store import Session, open_store
+from autobyteus_like.team import MemberCallEvent
 from tests.runtime.scripted_teams import call, calls, member, ray_runtime, team_config
 
 
@@ -49,8 +52,23 @@ def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray
     store = str(tmp_path / "sessions.db")
     with AgentTeam(config, tools=[note], runtime=ray_runtime("ray-packed"),
                    session=Session("s", store)) as team:
+        events = team.events()
         answer = team.run("go", timeout=60)
+        events.close()
+    seen = list(events)
     assert json.loads(answer) == ["found: a?", "noted x", "found: b?", {"ok": True}]
+    # the callees' steps reach the driver's stream, each under the call it answers
+    started = {e.invocation.id: e.invocation.name for e in seen
+               if isinstance(e, ToolStarted) and e.agent == "lead"}
+    nested = [e for e in seen if isinstance(e, MemberCallEvent)]
+    asked = {(e.callee, e.call_id) for e in nested}
+    assert sorted(asked) == sorted((name.removeprefix("ask_"), call_id)
+                                   for call_id, name in started.items() if name != "note")
+    for callee, call_id in asked:
+        mine = [e for e in nested if e.call_id == call_id]
+        assert all(e.agent == "lead" and e.member == f"{callee}@lead/{call_id}" for e in mine)
+        kinds = [type(e.event) for e in mine]  # its turn, from the request to its end
+        assert UserMessageReceived in kinds and TurnCompleted in kinds
     # each fresh callee kept its record in the team's store, from the caller's host
     opened = open_store(store)
     try:
