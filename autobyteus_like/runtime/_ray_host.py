@@ -33,6 +33,7 @@ from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.mail._messaging import send_message_tool
 from autobyteus_like.runtime import _portable as portable
+from autobyteus_like.runtime._ray_asks import Outcome, RunningAsks, outcome
 from autobyteus_like.runtime._ray_records import RunBegan, TurnEnded
 from autobyteus_like.runtime._ray_router import PeerRouter
 from autobyteus_like.runtime._ray_sessions import HostMail, resume_member, settle_member
@@ -84,6 +85,7 @@ class MemberHost:
                                   parent_of=None if tracing is None else tracing.directory.get)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
+        self._asks = RunningAsks(name, peers, namespace, self._agents)
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
         sources = host_sources(recipe for _, tools, _ in members
                                for recipe in split_recipes(tools)[1])  # one per server
@@ -97,8 +99,9 @@ class MemberHost:
             for tool in config.tools:  # a tool that runs agents here (a member as a tool)
                 if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
                                                None)):
-                    in_host(self._team_usage, tracing, self._mails[config.name].session,
-                            self._callee_event)
+                    self._asks.add_graph(in_host(self._team_usage, tracing,
+                                                 self._mails[config.name].session,
+                                                 self._callee_event, self._asks.ask))
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(
@@ -202,6 +205,15 @@ class MemberHost:
         with self._counting:
             self._taken["across"] += 1
         return incarnation
+
+    async def answer(self, member: str, request: str, sender: str,
+                     trace_parent: dict[str, str] | None, edges: list[tuple[str, str]]
+                     ) -> Outcome:
+        """A teammate's call of ``member``'s running conversation as a tool (ray_asks.py):
+        queued like a message, its answer (or why none) once its turn ends."""
+        self._on_loop()
+        return await outcome(self._asks.take(member, request, sender,
+                                             parent_from(trace_parent), edges))
 
     def _take(self, member: str, message_id: str, content: str, sender: str | None,
               mail_id: str | None = None, trace_parent: Any = None,

@@ -77,3 +77,34 @@ def test_parallel_member_calls_beside_an_ordinary_one_answer_in_order_on_ray(ray
     finally:
         opened.close()
     assert records == ["s@judge@lead", "s@researcher@lead", "s@researcher@lead"]
+
+
+def what_it_saw(request) -> str:
+    """The requests its conversation holds so far (a running one keeps each call's)."""
+    return " | ".join(m.content.splitlines()[-1] for m in request.messages  # no "Message from"
+                      if m.role == "user")
+
+
+def test_a_running_conversation_in_another_host_answers_calls_in_turn_on_ray(ray_cluster):
+    # one member per host: the keeper's conversation lives in another process than its caller
+    lead = member("lead", [calls(call("ask_keeper", request="a?"),
+                                 call("ask_keeper", request="b?")), what_it_was_shown],
+                  tools=["ask:keeper"])
+    keeper = member("keeper", [what_it_saw] * 2, tools=[], ask_conversation="running")
+    with AgentTeam(team_config(lead, keeper), runtime=ray_runtime("ray")) as team:
+        first, second = json.loads(team.run("go", timeout=60))
+    # queued on the one conversation: whichever came second saw the first one's request
+    assert sorted([first, second], key=len) in (["a?", "a? | b?"], ["b?", "b? | a?"])
+    assert first.endswith("a?") and second.endswith("b?")
+
+
+def test_a_loop_through_running_conversations_across_hosts_is_refused_on_ray(ray_cluster):
+    # lead waits for keeper (another host), whose turn asks lead back: refused there
+    lead = member("lead", [call("ask_keeper", request="k?"), what_it_was_shown],
+                  tools=["ask:keeper"], ask_conversation="running")
+    keeper = member("keeper", [call("ask_lead", request="l?"), what_it_was_shown],
+                    tools=["ask:lead"], ask_conversation="running")
+    with AgentTeam(team_config(lead, keeper), runtime=ray_runtime("ray")) as team:
+        [answer] = json.loads(team.run("go", timeout=60))
+    [refused] = json.loads(answer)
+    assert "refused" in str(refused) and "waiting" in str(refused)
