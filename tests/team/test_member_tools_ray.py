@@ -108,3 +108,21 @@ def test_a_loop_through_running_conversations_across_hosts_is_refused_on_ray(ray
         [answer] = json.loads(team.run("go", timeout=60))
     [refused] = json.loads(answer)
     assert "refused" in str(refused) and "waiting" in str(refused)
+
+
+@tool(requires_approval=True)
+def guarded(text: str) -> str:
+    """Something a person must allow."""
+    return f"did {text}"
+
+
+def test_a_running_callee_still_busy_at_the_timeout_is_a_failed_result_on_ray(ray_cluster):
+    # the keeper (another host) waits for a person nobody asks; its caller's call times out
+    lead = member("lead", [call("ask_keeper", request="k?"), what_it_was_shown],
+                  tools=["ask:keeper"], tool_timeout_s=1)
+    keeper = member("keeper", [call("guarded", text="x"), "never"], tools=["guarded"],
+                    ask_conversation="running")
+    with AgentTeam(team_config(lead, keeper), tools=[guarded],
+                   runtime=ray_runtime("ray")) as team:
+        [timed_out] = json.loads(team.run("go", timeout=60))
+    assert timed_out["code"] == "TIMEOUT"  # a result, not a hung caller; the stop ended the rest
