@@ -1,7 +1,9 @@
 """The same team with members as tools on Ray (the suite's one local cluster): a member asks
 another twice in parallel beside an ordinary call and a typed callee, and the results come
 back in invocation order, the typed answer as JSON, and the callees' steps reach the team's
-stream as on the local runtime. One fixed case: the
+stream as on the local runtime; a member's running conversation called from another host (or
+its own) answers its calls in turn, refuses a loop across hosts and times out as a result.
+Fixed cases: the
 orders are the property's business (test_member_tools_order.py, on the local runtime). The
 models run in the hosts, so the lead's last reply says what it was shown."""
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from pydantic import BaseModel
 
 from autobyteus_like import AgentTeam, tool
@@ -85,13 +88,15 @@ def what_it_saw(request) -> str:
                       if m.role == "user")
 
 
-def test_a_running_conversation_in_another_host_answers_calls_in_turn_on_ray(ray_cluster):
-    # one member per host: the keeper's conversation lives in another process than its caller
+@pytest.mark.parametrize("kind", ["ray", "ray-packed"])
+def test_a_running_conversation_answers_calls_in_turn_on_ray(ray_cluster, kind):
+    # "ray": the keeper's conversation lives in another host than its caller's; packed: the
+    # same host (the call stays in the process)
     lead = member("lead", [calls(call("ask_keeper", request="a?"),
                                  call("ask_keeper", request="b?")), what_it_was_shown],
                   tools=["ask:keeper"])
     keeper = member("keeper", [what_it_saw] * 2, tools=[], ask_conversation="running")
-    with AgentTeam(team_config(lead, keeper), runtime=ray_runtime("ray")) as team:
+    with AgentTeam(team_config(lead, keeper), runtime=ray_runtime(kind)) as team:
         first, second = json.loads(team.run("go", timeout=60))
     # queued on the one conversation: whichever came second saw the first one's request
     assert sorted([first, second], key=len) in (["a?", "a? | b?"], ["b?", "b? | a?"])
