@@ -33,6 +33,7 @@ from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.mail._messaging import send_message_tool
 from autobyteus_like.runtime import _portable as portable
+from autobyteus_like.runtime._ray_asks import Outcome, RunningAsks, outcome
 from autobyteus_like.runtime._ray_records import RunBegan, TurnEnded
 from autobyteus_like.runtime._ray_router import PeerRouter
 from autobyteus_like.runtime._ray_sessions import HostMail, resume_member, settle_member
@@ -84,6 +85,7 @@ class MemberHost:
                                   parent_of=None if tracing is None else tracing.directory.get)
         send = _shared_send(self._router)
         self._agents: dict[str, Agent] = {}
+        self._asks = RunningAsks(name, peers, namespace, self._agents)
         ray_tasks: dict[int, Any] = {}  # one Ray-task wrapper per tool, shared by members
         sources = host_sources(recipe for _, tools, _ in members
                                for recipe in split_recipes(tools)[1])  # one per server
@@ -97,7 +99,9 @@ class MemberHost:
             for tool in config.tools:  # a tool that runs agents here (a member as a tool)
                 if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
                                                None)):
-                    in_host(self._team_usage, tracing, self._mails[config.name].session)
+                    self._asks.add_graph(in_host(self._team_usage, tracing,
+                                                 self._mails[config.name].session,
+                                                 self._callee_event, self._asks.ask))
             registry.add(send)
             try:
                 self._agents[config.name] = start_member(
@@ -137,6 +141,12 @@ class MemberHost:
         until then only this host's records cross, and the agents skip building events
         nobody takes)."""
         self._stream_all(self._on_loop())
+
+    def _callee_event(self, event: AgentEvent) -> None:
+        """A fresh callee's event (a ``MemberCallEvent``, run here beside its caller) into
+        the stream, once the driver listens, as its caller's events go."""
+        if self._streaming:
+            self._report(event)
 
     def _next_id(self) -> str:
         return f"{self.incarnation}:{next(self._ids)}"
@@ -195,6 +205,15 @@ class MemberHost:
         with self._counting:
             self._taken["across"] += 1
         return incarnation
+
+    async def answer(self, member: str, request: str, sender: str,
+                     trace_parent: dict[str, str] | None, edges: list[tuple[str, str]]
+                     ) -> Outcome:
+        """A teammate's call of ``member``'s running conversation as a tool (ray_asks.py):
+        queued like a message, its answer (or why none) once its turn ends."""
+        self._on_loop()
+        return await outcome(self._asks.take(member, request, sender,
+                                             parent_from(trace_parent), edges))
 
     def _take(self, member: str, message_id: str, content: str, sender: str | None,
               mail_id: str | None = None, trace_parent: Any = None,
@@ -333,6 +352,9 @@ def _portable_event(event: AgentEvent) -> AgentEvent:
     """The event without what cannot leave this process (a turn's reply future)."""
     if isinstance(event, UserMessageReceived) and event.reply is not None:
         return dataclasses.replace(event, reply=None)
+    inner = getattr(event, "event", None)  # a callee's event (a MemberCallEvent)
+    if isinstance(inner, AgentEvent) and inner is not (portable := _portable_event(inner)):
+        return dataclasses.replace(event, event=portable)  # type: ignore[call-arg]
     return event
 
 

@@ -6,7 +6,9 @@ A node is one running instance: a member of the team (its running conversation, 
 member's name) or a fresh instance made for one call (``callee@caller/call``). An edge is a
 call in flight. The names along a fresh instance's chain catch a loop of fresh calls; the
 edges catch one through a member's running conversation, which may be busy with someone
-else's question when it asks.
+else's question when it asks. On Ray each host keeps its own graph: a call to a running
+conversation in another host carries the edges that lead to it (``upstream``), which that
+host holds while the call runs (``carry``, ``drop``), so a loop across hosts is seen there.
 """
 
 from __future__ import annotations
@@ -63,6 +65,35 @@ class CallGraph:
                 del waits[target]
             if not waits:
                 del self._edges[caller]
+
+    def upstream(self, node: str) -> list[tuple[str, str]]:
+        """The calls in flight on the paths that lead to ``node`` (who waits for it, and who
+        waits for them), as (caller, target) pairs."""
+        with self._lock:
+            edges = [(caller, target) for caller, waits in self._edges.items()
+                     for target in waits]
+        found: list[tuple[str, str]] = []
+        todo, seen = [node], {node}
+        while todo:
+            after = todo.pop()
+            for caller, target in edges:
+                if target == after:
+                    found.append((caller, target))
+                    if caller not in seen:
+                        seen.add(caller)
+                        todo.append(caller)
+        return found
+
+    def carry(self, edges: list[tuple[str, str]]) -> None:
+        """Hold another host's calls in flight (``upstream`` there) while its call runs."""
+        with self._lock:
+            for caller, target in edges:
+                self._edges.setdefault(caller, Counter())[target] += 1
+
+    def drop(self, edges: list[tuple[str, str]]) -> None:
+        """The carried calls' call ended."""
+        for caller, target in edges:
+            self.leave(caller, target)
 
     def _reaches(self, start: str, goal: str) -> bool:
         seen = {start}

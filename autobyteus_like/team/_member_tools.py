@@ -10,7 +10,8 @@ own conversation), so parallel calls run at once; its session record is ``NAME@A
 the call's id in the address, and a call run again on resume (the tool is idempotent) takes the
 answer stored there, or resumes the callee's unfinished turn, instead of asking again. A callee
 with ``ask_conversation: running`` answers in its running conversation instead (calls queue on
-it, in order). Loops and depth: ``team/_call_graph.py``.
+it, in order; on Ray wherever that member lives: ``runtime/_ray_asks.py``). Loops and
+depth: ``team/_call_graph.py``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.agent._config import AgentConfig
+from autobyteus_like.agent._requests import typed_reply
 from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
@@ -54,6 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ASK_PREFIX", "MemberCallEvent", "MemberCalls", "as_instance_event", "ask_tool_name",
            "asked_member"]
+
+AskRunning = Callable[[str, str, str, object | None, list[tuple[str, str]]], "Future[Any]"]
+"""A Ray host's way to a running conversation: (callee, request, caller, the span of the
+caller's call, the calls in flight leading to the callee) -> the callee's answer."""
 
 ASK_PREFIX = "ask:"
 """``ask:NAME`` in a member's ``tools`` names a teammate it may call like a tool."""
@@ -106,7 +112,7 @@ class MemberCalls:
         self.team = team
         self.graph = CallGraph(max_depth)
         self._roles = roles
-        self._publisher = publisher
+        self._publish: Callable[[AgentEvent], None] = publisher.publish
         self._tools = list(tools)
         self._sources = list(sources)
         self._formats = formats
@@ -116,6 +122,7 @@ class MemberCalls:
         self._configs: dict[str, AgentConfig] = {}
         self.running: dict[str, Member] = {}
         """The team's members in their running conversations (set by the team)."""
+        self._ask_running: AskRunning | None = None
         self._lock = threading.Lock()
         self._live: dict[str, Agent] = {}
         self._spent: dict[str, UsageTotals] = {}
@@ -134,13 +141,21 @@ class MemberCalls:
         self._configs = state["configs"]
 
     def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None,
-                session: Session | None) -> None:
+                session: Session | None,
+                publish: Callable[[AgentEvent], None] | None = None,
+                ask_running: AskRunning | None = None) -> CallGraph:
         """In a Ray host: its fresh instances count on the team's budget there, trace into
-        the host's spans and keep their records in the team's session as the host reaches
-        it (their events stay in the host)."""
+        the host's spans, keep their records in the team's session as the host reaches it
+        and put their events (``MemberCallEvent``) into the host's stream (``publish``); a
+        call of a running conversation goes wherever that member lives (``ask_running``).
+        Returns the graph the host adds other hosts' calls in flight to."""
         self._team_usage = team_usage
         self._tracing = tracing
         self._session = session
+        if publish is not None:
+            self._publish = publish
+        self._ask_running = ask_running
+        return self.graph
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -187,24 +202,27 @@ class MemberCalls:
         self.graph.enter(chain, caller, callee, target)
         try:
             if running:
-                return await self._in_running(callee, request, context, caller)
+                return await self._in_running(config, request, context, caller)
             return await self._fresh(config, request, context, (*chain, callee), caller,
                                      target)
         finally:
             self.graph.leave(caller, target)
 
-    async def _in_running(self, callee: str, request: str, context: ToolContext,
+    async def _in_running(self, config: AgentConfig, request: str, context: ToolContext,
                           caller: str) -> Any:
+        callee = config.name
         member = self.running.get(callee)
-        if member is None and not self.running:  # in a Ray host: the team is elsewhere
-            raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"{callee} answers in its running "
-                              "conversation, which a caller on Ray cannot reach yet "
-                              "(ask_conversation: fresh works on every runtime)",
-                              recoverable=False)
+        parent = self._parent(caller, context)
+        if member is None and self._ask_running is not None:  # in a Ray host: to its host
+            reply = self._ask_running(callee, request, caller, parent,
+                                      self.graph.upstream(callee))
+            spec = config.output_spec()
+            return await _answer(callee, reply if spec is None else
+                                 typed_reply(reply, spec.value))
         if member is None or not member.running:
             raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"{callee} is not running",
                               recoverable=False)
-        reply = member.send(request, sender=caller, trace_parent=self._parent(caller, context))
+        reply = member.send(request, sender=caller, trace_parent=parent)
         return await _answer(callee, reply)
 
     async def _fresh(self, config: AgentConfig, request: str, context: ToolContext,
@@ -219,7 +237,7 @@ class MemberCalls:
                       team_usage=None if self._team_usage is None else
                       call_usage(self._team_usage, callee))
         forward = EventSubscription()
-        forward._sink = _forwarder(self._publisher, caller, context.invocation_id, callee,
+        forward._sink = _forwarder(self._publish, caller, context.invocation_id, callee,
                                    address)
         agent.events(into=forward)
         with self._lock:
@@ -330,14 +348,14 @@ def _no_mail(callee: str) -> ToolDefinition:
     return tool(name=SEND_MESSAGE_TOOL, category="team")(send_message_to)
 
 
-def _forwarder(publisher: EventPublisher, caller: str, call_id: str, callee: str,
-               address: str) -> Callable[[object], None]:
+def _forwarder(publish: Callable[[AgentEvent], None], caller: str, call_id: str,
+               callee: str, address: str) -> Callable[[object], None]:
     """A sink putting a fresh instance's events into the team's stream, nested under the
     caller's call."""
 
     def forward(item: object) -> None:
         if isinstance(item, AgentEvent):
-            publisher.publish(MemberCallEvent(agent=caller, call_id=call_id, callee=callee,
+            publish(MemberCallEvent(agent=caller, call_id=call_id, callee=callee,
                                               member=address, event=item))
 
     return forward
