@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 from autobyteus_like.agent._subscription import EventPublisher
 from autobyteus_like.errors import (
     AgentStoppedError,
+    AgentTurnError,
     ErrorCode,
     StoreError,
     ToolFailure,
@@ -88,6 +89,9 @@ class MailRoom:
         """Who holds the conversation: the coordinator until a handoff gives it another."""
         self.run_holder = coordinator
         """Who held it as the current run began (a rewound run gives it back)."""
+        self.max_handoffs = 10
+        self.handed_path: list[str] = []
+        """The members the conversation was handed to since the user's message."""
         self.handoff_history: Mapping[str, str] = {}
         """Per member, what of a conversation handed to it it is given (``handed_history``)."""
 
@@ -227,6 +231,14 @@ class MailRoom:
         id, once (``note``: its text as stored)."""
         receiver, sender = handed.receiver, handed.sender
         with self._lock:
+            if len(self.handed_path) >= self.max_handoffs:  # handed round a loop: the run ends
+                path = " -> ".join((self.run_holder, *self.handed_path, receiver))
+                self._errors[sender] = AgentTurnError(sender, (
+                    f"the conversation was handed over {len(self.handed_path)} times since "
+                    f"the user's message ({path}); the team allows {self.max_handoffs} "
+                    "(max_handoffs): not handed to " + receiver))
+                return
+            self.handed_path.append(receiver)
             self.holder = receiver
             self._answers.pop(receiver, None)  # its answer to come is the team's
         self._publisher.publish(ConversationHandedOver(

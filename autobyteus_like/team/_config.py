@@ -97,6 +97,9 @@ class TeamConfig(ConfigModel):
     member_resources: dict[str, MemberResources] = Field(default_factory=dict)
     """Per member, what it needs of a Ray node (``resources:`` under a member in YAML)."""
     # -- handoffs (issue 37; docs/handoffs.md) --
+    max_handoffs: int = Field(default=10, ge=1, le=1_000)
+    """How many times one user message may have the conversation handed over; the next
+    handoff ends the run with an error naming the path (members handing it round a loop)."""
     next_message_to: Literal["holder", "coordinator"] = "holder"
     """Whom the user's next message goes to after a handoff: the member holding the
     conversation, or the coordinator (who then holds it again)."""

@@ -67,6 +67,8 @@ def handoff_summary(tap: ConversationTap, receiver: str, ctx: ToolContext) -> st
         summary = side.ask(SUMMARY_INSTRUCTIONS, transcript, cancel=ctx.cancelled)
     except ToolFailure as exc:
         return summary_failed(receiver, str(exc))
+    except Exception as exc:  # any failure of the model: never the handoff's
+        return summary_failed(receiver, f"{type(exc).__name__}: {exc}")
     return summary_result(receiver, summary)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
@@ -71,10 +71,21 @@ def handoff_tools(members: list[AgentConfig], member: AgentConfig
     return tools, [tap] if wanted else []
 
 
-def user_recipient(next_message_to: str, mail: MailRoom) -> str:
+class Routing(Protocol):
+    """What of a team's config routes the user's messages (``TeamConfig`` has it)."""
+
+    @property
+    def next_message_to(self) -> str: ...
+    @property
+    def max_handoffs(self) -> int: ...
+
+
+def user_recipient(config: Routing, mail: MailRoom) -> str:
     """Whom the user's next message goes to: the member holding the conversation, or with
-    ``next_message_to: coordinator`` the coordinator (who holds it again)."""
-    if next_message_to == "coordinator":
+    ``next_message_to: coordinator`` the coordinator (who holds it again). The message may
+    have the conversation handed over ``max_handoffs`` times, counted from now."""
+    mail.handed_path, mail.max_handoffs = [], config.max_handoffs
+    if config.next_message_to == "coordinator":
         mail.holder = mail.coordinator
     return mail.holder
 

@@ -37,6 +37,7 @@ from autobyteus_like.errors import (
     UsageLimitExceededError,
 )
 from autobyteus_like.events import AgentEvent
+from autobyteus_like.history._handover import HandedOver
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.team._call_budget import call_usage
 from autobyteus_like.team._call_graph import CallGraph
@@ -303,7 +304,7 @@ async def _answer(callee: str, reply: Future[Any]) -> Any:
     """The callee's answer, or a failed result saying why."""
     try:
         # shielded: a cancel leaves the callee's own future alone (its run is stopped)
-        return await asyncio.shield(asyncio.wrap_future(reply))
+        answer = await asyncio.shield(asyncio.wrap_future(reply))
     except UsageLimitExceededError as exc:
         raise ToolFailure(ErrorCode.LIMIT, f"{callee} stopped at a limit: {exc}",
                           recoverable=False) from None
@@ -312,6 +313,12 @@ async def _answer(callee: str, reply: Future[Any]) -> Any:
                           recoverable=False) from None
     except AgentTurnError as exc:
         raise ToolFailure(ErrorCode.TOOL_ERROR, f"{callee} failed: {exc.message}") from None
+    if isinstance(answer, HandedOver):  # its turn ended in a handoff: that is no answer
+        raise ToolFailure(ErrorCode.TOOL_ERROR,
+                          f"{callee} tried to hand the conversation over to {answer.receiver} "
+                          "instead of answering; a member answering a question as a tool "
+                          "cannot hand over", recoverable=False)
+    return answer
 
 
 def _stored_answer(session: Session, config: AgentConfig) -> Callable[[], Any] | None:

@@ -184,3 +184,60 @@ def test_a_member_asked_as_a_tool_hands_nothing_over():
                 lead.llm.requests[1].messages[-1].content.splitlines()[1:]]
     assert answer["content"] == "the answer"
     assert billing.llm.requests == []
+
+
+def _written(name: str, **arguments: str) -> str:
+    import json as _json
+
+    return _json.dumps([{"name": name, "arguments": arguments}])
+
+
+def test_members_handing_the_conversation_round_a_loop_are_stopped_by_max_handoffs():
+    """a hands to b, b back to a, for ever: the fourth hand-over of one user message ends the
+    run with an error naming the path, never a run that goes on spending."""
+    import pytest as _pytest
+
+    from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+    from autobyteus_like.errors import AgentTurnError
+
+    a = AgentConfig(name="a", tool_format="json", handoffs=["b"],
+                    llm=ScriptedLLM([lambda r: _written("transfer_to_b", reason="b")] * 9))
+    b = AgentConfig(name="b", tool_format="json", handoffs=["a"],
+                    llm=ScriptedLLM([lambda r: _written("transfer_to_a", reason="a")] * 9))
+    config = TeamConfig(name="t", coordinator="a", members=[a, b], max_handoffs=3)
+    loop = r"handed over 3 times .*\(a -> b -> a -> b -> a\).*max_handoffs"
+    with AgentTeam(config) as team, _pytest.raises(AgentTurnError, match=loop):
+        team.run("go", timeout=20)
+    assert len(a.llm.requests) + len(b.llm.requests) == 4  # and not one more
+
+
+def test_a_running_callee_that_hands_over_gives_its_caller_a_failure_not_an_answer():
+    from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+
+    lead = AgentConfig(name="lead", tool_format="json", tools=["ask:r"],
+                       llm=ScriptedLLM([_written("ask_r", request="q"), "lead done"]))
+    r = AgentConfig(name="r", tool_format="json", handoffs=["b"], ask_conversation="running",
+                    llm=ScriptedLLM([_written("transfer_to_b", reason="x"), "r"]))
+    b = AgentConfig(name="b", tool_format="json", llm=ScriptedLLM(["b"]))
+    config = TeamConfig(name="t", coordinator="lead", members=[lead, r, b])
+    with AgentTeam(config) as team:
+        assert team.run("go", timeout=20) == "lead done"
+    shown = lead.llm.requests[1].messages[-1].content
+    assert '"status": "failure"' in shown and "cannot hand over" in shown
+
+
+def test_a_summary_model_that_raises_falls_back_to_the_whole_conversation():
+    from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+
+    def broken(request):
+        raise RuntimeError("summary model down")
+
+    a = AgentConfig(name="a", tool_format="json", handoffs=["b"],
+                    llm=ScriptedLLM([_written("transfer_to_b", reason="money"), broken]))
+    b = AgentConfig(name="b", tool_format="json", handoff_history="summary",
+                    llm=ScriptedLLM(["b here"]))
+    config = TeamConfig(name="t", coordinator="a", members=[a, b])
+    with AgentTeam(config) as team:
+        assert team.run("refund me", timeout=20) == "b here"
+    seen = [m.content for m in b.llm.requests[0].messages]
+    assert "refund me" in seen[0] and any("No summary could be made" in str(s) for s in seen)
