@@ -231,14 +231,14 @@ def test_a_signal_right_after_the_address_is_shown_stops_the_server_quietly(tmp_
 
 
 @pytest.mark.slow
-def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
+def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path, capsys):
     team = team_file(tmp_path, ["First.", "Second."])
     with served_over_http(team, "--session", "s1") as served:
         assert ask_over_http(served.url, "one") == "First."
-        listed = subprocess.run(  # held while served: the lease is this server's
-            [sys.executable, "-m", "autobyteus_like.cli", "sessions", "list", "--team",
-             str(team)], capture_output=True, text=True, timeout=60)
-        assert "\trunning in " in listed.stdout, listed
+        capsys.readouterr()  # held while served: the lease is that process's
+        assert main(["sessions", "list", "--team", str(team)]) == 0
+        listed = capsys.readouterr().out
+        assert "\trunning in " in listed, listed
         assert ask_over_http(served.url, "two") == "Second."
     assert served.code == 0, served.rest
     store = open_store(str(tmp_path / "team.sessions.db"))
