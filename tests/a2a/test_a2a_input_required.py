@@ -20,7 +20,7 @@ from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
 from autobyteus_like import Agent, AgentConfig, AgentTurnError
 from autobyteus_like.a2a import RemoteA2AAgent
 from autobyteus_like.events import LLMChunkReceived
-from tests.a2a.test_serve_a2a import call, collect, message, served
+from tests.a2a.test_serve_a2a import call, collect, message, served, served_here
 
 INPUT = TaskState.TASK_STATE_INPUT_REQUIRED
 
@@ -99,7 +99,7 @@ def test_approval_is_asked_of_the_client_and_answered_in_its_next_message(tmp_pa
     assert process.returncode == 0
 
 
-@pytest.mark.slow  # a served team in its own process
+@pytest.mark.slow  # a served team (in this process)
 def test_our_remote_member_streams_text_and_declines_a_remote_question(tmp_path):
     marker = tmp_path / "marker"
     marker.write_text("")
@@ -110,7 +110,7 @@ def test_our_remote_member_streams_text_and_declines_a_remote_question(tmp_path)
                      "llm": {"provider": "scripted", "chunk_size": 4, "responses": [
                          "The answer is four.", call("purge", marker=str(marker)),
                          "never"]}}]}))
-    with served(path) as (url, _process), \
+    with served_here(path) as url, \
             Agent(AgentConfig(name="caller", llm=RemoteA2AAgent(url, timeout_s=60))) as agent:
         watched = agent.events()
         assert agent.run("2+2?", timeout=60) == "The answer is four."
@@ -126,7 +126,7 @@ def test_our_remote_member_streams_text_and_declines_a_remote_question(tmp_path)
         assert marker.read_text() == ""
 
 
-@pytest.mark.slow  # a served team in its own process
+@pytest.mark.slow  # a served team (in this process)
 def test_a_remotes_question_goes_to_our_approval_flow(tmp_path):
     from autobyteus_like import ScriptedLLM
     from autobyteus_like.a2a import remote_agent_tools
@@ -134,7 +134,7 @@ def test_a_remotes_question_goes_to_our_approval_flow(tmp_path):
 
     marker = tmp_path / "marker"
     marker.write_text("")
-    with served(purging_team(tmp_path, marker, rounds=1)) as (url, _process):
+    with served_here(purging_team(tmp_path, marker, rounds=1)) as url:
         ask, answer = remote_agent_tools(url, name="ask_remote", timeout_s=60)
 
         def answer_it(request: Any) -> str:  # the LLM answers the question it was shown

@@ -1,6 +1,6 @@
 """A remote A2A agent as our agent's "LLM" (``RemoteA2AAgent``), against a team this project
-serves with ``serve-a2a`` in another process: an answer, a server killed mid-task, a server
-that is not there, a wrong token."""
+serves with ``serve-a2a`` in another process (or, where no process boundary is tested, serves
+in this one): an answer, a server killed mid-task, a server that is not there, a wrong token."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ pytest.importorskip("a2a", reason="the A2A tests need autobyteus-like[a2a]")
 
 from autobyteus_like import Agent, AgentConfig, AgentTurnError, ScriptedLLM
 from autobyteus_like.a2a import RemoteA2AAgent, remote_agent_tool
-from tests.a2a.test_serve_a2a import TOKEN, call, served, team_file
+from tests.a2a.test_serve_a2a import TOKEN, call, served, served_here, team_file
 
 
 def remote_agent(url: str, **options: object) -> Agent:
@@ -79,11 +79,11 @@ def test_a_server_that_is_not_there():
         agent.run("hello?", timeout=30)
 
 
-@pytest.mark.slow  # a served team in its own process
+@pytest.mark.slow  # a served team (in this process)
 def test_the_tool_form_cancels_the_remote_task_at_its_timeout(tmp_path):
     marker = tmp_path / "marker"
     team = team_file(tmp_path, [call("wait", seconds=60, marker=str(marker)), "never"])
-    with served(team) as (url, _process):
+    with served_here(team) as url:
         ask = remote_agent_tool(url, name="ask_remote", timeout_s=5)
         llm = ScriptedLLM([call("ask_remote", message="wait a minute"), "gave up"])
         config = AgentConfig(name="caller", llm=llm, tools=["ask_remote"], tool_format="json",
@@ -92,7 +92,7 @@ def test_the_tool_form_cancels_the_remote_task_at_its_timeout(tmp_path):
             assert agent.run("go", timeout=60) == "gave up"
         result = llm.requests[1].messages[-1].content
         assert "NOT_AVAILABLE" in result and "no answer within 5 s" in result
-        # the remote tool ran, then heard the CancelTask (a file the other process writes)
+        # the remote tool ran, then heard the CancelTask (a file the served team's tool writes)
         deadline = time.monotonic() + 30
         while not (marker.exists() and marker.read_text() == "cancelled") and \
                 time.monotonic() < deadline:

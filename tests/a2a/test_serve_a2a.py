@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +74,43 @@ def served(team: Path, *extra: str, env: dict[str, str] | None = None
                 process.wait()
             if process.stderr:
                 process.stderr.close()
+
+
+@contextmanager
+def served_here(team: Path) -> Iterator[str]:
+    """The team served over A2A by this process as ``serve-a2a TEAM --tools TOOLS`` serves it
+    (the same app, no call approved beforehand), uvicorn in a thread: its URL; then stopped,
+    the thread joined. For tests where the process boundary is not what is tested."""
+    import uvicorn
+
+    from autobyteus_like.a2a import build_a2a_app
+    from autobyteus_like.cli._tools import load_tools
+    from autobyteus_like.serving._approval import ApprovalPolicy
+    from autobyteus_like.serving._startup import listening_socket
+    from autobyteus_like.serving._team_host import TeamHost
+    from autobyteus_like.team import TeamConfig
+
+    tools = load_tools(TOOLS)
+    host = TeamHost(TeamConfig.from_yaml(team, tools=tools), tools=tools,
+                    policy=ApprovalPolicy([]))
+    sock = listening_socket("127.0.0.1", 0)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    try:
+        host.start()
+        web = uvicorn.Server(uvicorn.Config(build_a2a_app(host, url), log_level="warning"))
+        thread = threading.Thread(target=web.run, kwargs={"sockets": [sock]},
+                                  name="a2a test server")
+        thread.start()
+        try:
+            yield url
+        finally:
+            host.stop()  # as serve-a2a on SIGTERM: the team's work ends now, then the server
+            web.should_exit = True
+            thread.join(30)
+            assert not thread.is_alive(), "the A2A test server did not stop"
+    finally:
+        host.stop()
+        sock.close()
 
 
 def message(text: str, **ids: str) -> SendMessageRequest:
@@ -146,14 +184,14 @@ async def cancel(url: str, http: httpx.AsyncClient, marker: Path) -> None:
             await anyio.sleep(0.02)
 
 
-def test_off_loopback_without_a_token_is_refused(tmp_path):
+def test_off_loopback_without_a_token_is_refused(tmp_path, capsys):
+    from autobyteus_like.cli._main import main
+
     team = team_file(tmp_path, ["ok"])
-    done = subprocess.run([sys.executable, "-m", "autobyteus_like.cli", "serve-a2a", str(team),
-                           "--tools", TOOLS, "--http", "0.0.0.0:0"], capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode != 0
-    assert "not a loopback address: give a bearer token" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert main(["serve-a2a", str(team), "--tools", TOOLS, "--http", "0.0.0.0:0"]) != 0
+    err = capsys.readouterr().err
+    assert "not a loopback address: give a bearer token" in err
+    assert "Traceback" not in err
 
 
 async def ask_in(url: str, context: str, text: str) -> tuple[str, list[str]]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 from collections.abc import Callable
@@ -10,8 +11,10 @@ from typing import Any
 
 import anyio
 import pytest
+from rich.console import Console
 
 from autobyteus_like import ScriptedLLM, ToolFailure
+from autobyteus_like.cli._elicitation import TerminalElicitation
 from autobyteus_like.mcp import ElicitationRequest, LLMSampler, MCPToolset, SamplingRequest
 from autobyteus_like.mcp._elicitation import elicitation_callback
 from tests.mcp.server_processes import SERVERS
@@ -71,7 +74,7 @@ def updates() -> Updates:
 @pytest.fixture(scope="module")
 def asking(person, approvals, sampler, updates):
     toolset = MCPToolset.stdio(sys.executable, [ASKING], name="ask", resources_tool=True,
-                               max_result_chars=1_000, elicitation_timeout_s=0.5,
+                               max_result_chars=1_000, elicitation_timeout_s=2,
                                sampling=True, sampler=sampler,
                                approve_sampling=lambda request: approvals[0],
                                on_elicitation=person, on_resource_updated=updates)
@@ -126,6 +129,29 @@ def test_elicitation_answered_and_validated(asking, person):
     assert said(asking, "ask").startswith("decline")
     person.answer = lambda request: False
     assert said(asking, "ask").startswith("cancel")
+
+
+def terminal(answers: str) -> tuple[TerminalElicitation, io.StringIO]:
+    shown = io.StringIO()
+    return TerminalElicitation(Console(file=shown, width=200),
+                               stream=io.StringIO(answers)), shown
+
+
+def test_the_person_at_the_terminal_answers_field_by_field(asking, person):
+    """``run``'s terminal as the elicitation handler (on this module's server)."""
+    asker, shown = terminal("y\nAda\n36\n")
+    person.answer = lambda request: asker(request)
+    assert said(asking, "ask") == "accept {'name': 'Ada', 'age': 36}"
+    assert "MCP server ask asks: Who are you?" in shown.getvalue()
+    asker, _ = terminal("n\n")  # no: declined
+    assert said(asking, "ask").startswith("decline")
+    asker, shown = terminal("y\nAda\n")  # the input ends half way: declined
+    assert said(asking, "ask").startswith("decline")
+    assert "the input ended" in shown.getvalue()
+    asker, shown = terminal("y\nAda\nold\n")  # not an integer: declined, never sent
+    assert said(asking, "ask").startswith("decline")
+    asker, _ = terminal("y\nA\n\n")  # too short for the server's schema: declined
+    assert said(asking, "ask").startswith("decline")
 
 
 def test_elicitation_with_a_schema_mcp_does_not_allow_is_declined_unasked():

@@ -5,6 +5,7 @@ the turn, approvals follow the server's policy."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from autobyteus_like.cli._main import main
 from autobyteus_like.store import open_store
 from tests.serving.left_sessions import assert_cut_then_fresh, killed_mid_tool, waiting_team
 
@@ -51,8 +53,12 @@ async def file_says(path: Path, text: str, timeout: float = 60) -> bool:
     return False
 
 
+def serve_args(*args: str) -> list[str]:
+    return ["serve-mcp", *args, "--tools", TOOLS]
+
+
 def serve_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "autobyteus_like.cli", "serve-mcp", *args, "--tools", TOOLS]
+    return [sys.executable, "-m", "autobyteus_like.cli", *serve_args(*args)]
 
 
 def test_over_stdio_progress_denied_approval_and_cancellation(tmp_path):
@@ -225,14 +231,14 @@ def test_a_signal_right_after_the_address_is_shown_stops_the_server_quietly(tmp_
 
 
 @pytest.mark.slow
-def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
+def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path, capsys):
     team = team_file(tmp_path, ["First.", "Second."])
     with served_over_http(team, "--session", "s1") as served:
         assert ask_over_http(served.url, "one") == "First."
-        listed = subprocess.run(  # held while served: the lease is this server's
-            [sys.executable, "-m", "autobyteus_like.cli", "sessions", "list", "--team",
-             str(team)], capture_output=True, text=True, timeout=60)
-        assert "\trunning in " in listed.stdout, listed
+        capsys.readouterr()  # held while served: the lease is that process's
+        assert main(["sessions", "list", "--team", str(team)]) == 0
+        listed = capsys.readouterr().out
+        assert "\trunning in " in listed, listed
         assert ask_over_http(served.url, "two") == "Second."
     assert served.code == 0, served.rest
     store = open_store(str(tmp_path / "team.sessions.db"))
@@ -245,13 +251,14 @@ def test_with_a_session_each_ask_is_a_run_of_the_same_stored_team(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_session_left_unfinished_is_refused_unless_resumed_or_abandoned(tmp_path):
+def test_a_session_left_unfinished_is_refused_unless_resumed_or_abandoned(tmp_path, monkeypatch,
+                                                                         capsys):
     team = waiting_team(tmp_path, ["Resumed.", "After that."])
     killed_mid_tool(team, "s1")
-    refused = subprocess.run(serve_command(str(team), "--session", "s1"), capture_output=True,
-                             text=True, timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
-    assert refused.returncode == 2, refused.stderr
-    assert refused.stderr == (
+    monkeypatch.chdir(tmp_path)  # the CLI in this process: the refusal needs no server
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(serve_args(str(team), "--session", "s1")) == 2
+    assert capsys.readouterr().err == (
         "error: session 's1' has an unfinished turn its last process left; serve-mcp does not "
         "go on with it by itself: pass --resume to go on with it first, or --abandon REASON "
         "to end it\n")
@@ -285,9 +292,9 @@ def test_abandon_ends_what_a_session_left_and_the_next_ask_is_served(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--resume"], ["--abandon", "why"], ["--abandon", " "]])
-def test_settling_flags_need_a_session_and_a_reason(tmp_path, args):
-    done = subprocess.run(serve_command(str(team_file(tmp_path, ["x"])), *args),
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert done.returncode == 2
-    assert done.stderr.startswith("error: --"), done.stderr
-    assert len(done.stderr.splitlines()) == 1
+def test_settling_flags_need_a_session_and_a_reason(tmp_path, args, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # the CLI in this process
+    assert main(serve_args(str(team_file(tmp_path, ["x"])), *args)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --"), err
+    assert len(err.splitlines()) == 1
