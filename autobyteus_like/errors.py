@@ -195,21 +195,13 @@ class PatchError(AutobyteusLikeError, ValueError):
 class LLMError(AutobyteusLikeError):
     """An LLM call failed. The agent reports it as the turn's error; it never crashes.
 
-    ``provider`` and ``model`` say which LLM, ``status`` the HTTP status (None when no response
-    came), ``attempts`` how many requests were made (retries included, when known), and
-    ``server_message`` what the server said. The SDK's own exception is the ``__cause__``.
-    """
+    ``provider``/``model``: which LLM; ``status``: the HTTP status (None: no response);
+    ``attempts``: requests made (retries included); ``server_message``: what the server said.
+    The SDK's own exception is the ``__cause__``."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        status: int | None = None,
-        attempts: int | None = None,
-        server_message: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, *, provider: str | None = None, model: str | None = None,
+                 status: int | None = None, attempts: int | None = None,
+                 server_message: str | None = None) -> None:
         self.message = message
         self.provider = provider
         self.model = model
@@ -217,6 +209,16 @@ class LLMError(AutobyteusLikeError):
         self.attempts = attempts
         self.server_message = server_message
         super().__init__(message)
+
+
+class RemoteQuestion(LLMError):
+    """A remote A2A agent asks for input; its task ``task_id`` waits for the answer
+    (``RemoteA2AAgent.ask(answer, ..., task=task_id)``)."""
+
+    def __init__(self, url: str, question: str, task_id: str) -> None:
+        super().__init__(f"A2A agent at {url}: it asks for input ({question}); its task "
+                         f"{task_id} waits for the answer", provider="a2a", model=url)
+        self.question, self.task_id, self.url = question, task_id, url
 
 
 class MalformedCallError(LLMError):
@@ -362,10 +364,8 @@ class DecisionRefusedError(AutobyteusLikeError):
 class UsageLimitExceededError(AutobyteusLikeError):
     """A run went past one of its ``limits``: the run ended there, nothing of it left running.
 
-    ``scope`` says whose limit (``team 'x'``, ``agent 'y'``), ``limit`` which one
-    (``max_tool_calls``), ``allowed`` its value and ``figure`` what the run reached (``unknown``
-    for a cost limit with no known price).
-    """
+    ``scope``: whose limit (``team 'x'``); ``limit``: which (``max_tool_calls``); ``allowed``:
+    its value; ``figure``: what the run reached (``unknown``: a cost with no known price)."""
 
     def __init__(self, scope: str, limit: str, allowed: object, figure: object, *,
                  detail: str = "", refused: bool = False) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from autobyteus_like.errors import LLMError
+from autobyteus_like.errors import LLMError, RemoteQuestion
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest
 
@@ -159,11 +159,11 @@ class RemoteA2AAgent(LLM):
                                              return_when=asyncio.FIRST_COMPLETED)
             finally:
                 stop.cancel()
-            if work in done and not isinstance(work.exception(), _InputRequired):
+            if work in done and not isinstance(work.exception(), RemoteQuestion):
                 await client.close()
                 return work.result()
             asked = work.exception() if work in done else None
-            if isinstance(asked, _InputRequired) and keep_question and task_id:
+            if isinstance(asked, RemoteQuestion) and keep_question and task_id:
                 await client.close()
                 raise RemoteQuestion(self.url, asked.question, task_id[0])
             work.cancel()
@@ -177,7 +177,7 @@ class RemoteA2AAgent(LLM):
                 except Exception:  # it may be gone or done: the turn ends either way
                     pass
             await client.close()
-            if isinstance(asked, _InputRequired):  # never answered unasked: declined
+            if isinstance(asked, RemoteQuestion):  # never answered unasked: declined
                 raise self._error(
                     f"it asks for input ({asked.question}); nobody here answers a remote "
                     "agent's question, so its task was cancelled")
@@ -227,30 +227,11 @@ class RemoteA2AAgent(LLM):
             return "".join(answer) if "answer" in artifacts else "\n".join(answer) or status_text
         named = TaskState.Name(state) if state is not None else "no state"
         if state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            raise _InputRequired(status_text or "no message")
+            raise RemoteQuestion(self.url, status_text or "no message", (task_id or [""])[0])
         if state in (TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED,
                      TaskState.TASK_STATE_CANCELED):
             raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
         raise self._error(f"its stream ended before the task finished (last state: {named})")
-
-
-class RemoteQuestion(LLMError):
-    """The remote agent asks for input (an approval, say); its task ``task_id`` waits for the
-    answer (``RemoteA2AAgent.ask(answer, ..., task=task_id)``)."""
-
-    def __init__(self, url: str, question: str, task_id: str) -> None:
-        super().__init__(f"A2A agent at {url}: it asks for input ({question}); its task "
-                         f"{task_id} waits for the answer", provider="a2a", model=url)
-        self.question = question
-        self.task_id = task_id
-
-
-class _InputRequired(Exception):
-    """The remote task waits for input: it is cancelled (nobody here answers it)."""
-
-    def __init__(self, question: str) -> None:
-        super().__init__(question)
-        self.question = question
 
 
 def _message_text(message: Any) -> str:

@@ -61,7 +61,7 @@ def test_a_callees_calls_show_under_the_callers_call_and_are_decided_there(tmp_p
 
 @pytest.mark.slow  # a real server and a real browser
 def test_the_page_draws_a_callees_work_inside_the_callers_call(tmp_path: Path):
-    from tests.web.browser import browser_page
+    from tests.web.browser import browser_page, launched_browser
     from tests.web.served_team import WebServer, write_team
     from tests.web.served_team import call as text_call
 
@@ -77,7 +77,7 @@ def test_the_page_draws_a_callees_work_inside_the_callers_call(tmp_path: Path):
     ], name="nested")
     server = WebServer(team)
     try:
-        with browser_page() as page:
+        with launched_browser() as browser, browser_page(browser) as page:
             page.goto(server.url)
             page.wait_for_selector("body[data-connected]")
             page.fill("#message", "go")
