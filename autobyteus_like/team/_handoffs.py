@@ -80,11 +80,14 @@ class Routing(Protocol):
     def max_handoffs(self) -> int: ...
 
 
-def user_recipient(config: Routing, mail: MailRoom) -> str:
-    """Whom the user's next message goes to: the member holding the conversation, or with
-    ``next_message_to: coordinator`` the coordinator (who holds it again). The message may
-    have the conversation handed over ``max_handoffs`` times, counted from now."""
+def user_recipient(config: Routing, mail: MailRoom, to: str | None = None) -> str:
+    """Whom the user's next message goes to: ``to`` when named, else the member holding the
+    conversation, or with ``next_message_to: coordinator`` the coordinator (who holds it
+    again). The message may have the conversation handed over ``max_handoffs`` times, counted
+    from now."""
     mail.handed_path, mail.max_handoffs = [], config.max_handoffs
+    if to is not None:
+        return to
     if config.next_message_to == "coordinator":
         mail.holder = mail.coordinator
     return mail.holder

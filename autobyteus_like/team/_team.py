@@ -270,7 +270,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         team's answer (its last) is what ``run`` returns once the team is quiet."""
         if conversation is not None:
             return self.conversation(conversation).send(message, to=to)
-        recipient = to or user_recipient(self.config, self.mail)
+        recipient = user_recipient(self.config, self.mail, to)
         self._member(recipient)
         return self.mail.send(recipient, message, None)
 

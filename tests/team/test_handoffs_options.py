@@ -241,3 +241,17 @@ def test_a_summary_model_that_raises_falls_back_to_the_whole_conversation():
         assert team.run("refund me", timeout=20) == "b here"
     seen = [m.content for m in b.llm.requests[0].messages]
     assert "refund me" in seen[0] and any("No summary could be made" in str(s) for s in seen)
+
+
+def test_max_handoffs_counts_per_user_message_whoever_it_is_sent_to():
+    from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig
+
+    a = AgentConfig(name="a", tool_format="json", handoffs=["b"],
+                    llm=ScriptedLLM([lambda r: _written("transfer_to_b", reason="b")] * 3))
+    b = AgentConfig(name="b", tool_format="json", llm=ScriptedLLM(["b1", "b2", "b3"]))
+    config = TeamConfig(name="t", coordinator="a", members=[a, b], max_handoffs=1)
+    with AgentTeam(config) as team:
+        for answer in ("b1", "b2"):  # one hand-over per message, each message to a
+            assert team.send("go", to="a").result(timeout=20) is not None
+            assert team.wait_quiescent(timeout=20)
+            assert team.last_answer(timeout=5) == answer
