@@ -30,20 +30,10 @@ class _CallBudget(RunBudget):
             self.parent.add_response(input_tokens, output_tokens, cached, reasoning, cost,
                                      model, reported)
 
-    def end(self, error: UsageLimitExceededError) -> None:
-        """``RunBudget.end``, save that the callee's own limit stops here: this call ends,
-        its caller's run goes on (the team's limit, or another's, ends the team's run)."""
-        with self._lock:
-            if self._error is not None:
-                return
-            self._error = error
-            listeners, children = list(self._listeners), list(self._children)
-        for listener in listeners:
-            listener(error)
-        if self.parent is not None and error.scope != self._own:
-            self.parent.end(error)
-        for child in children:
-            child.end(error)
+    def _ends_parent(self, error: UsageLimitExceededError) -> bool:
+        """The callee's own limit stops here: this call ends, its caller's run goes on (the
+        team's limit, or another's, ends the team's run)."""
+        return error.scope != self._own
 
 
 def call_usage(team: TeamUsage, callee: str) -> TeamUsage:

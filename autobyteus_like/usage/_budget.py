@@ -134,7 +134,11 @@ class RunBudget(UsageLedger):
             listeners, children = list(self._listeners), list(self._children)
         for listener in listeners:
             listener(error)
-        if self.parent is not None:
+        if self.parent is not None and self._ends_parent(error):
             self.parent.end(error)
         for child in children:
             child.end(error)
+
+    def _ends_parent(self, error: UsageLimitExceededError) -> bool:
+        """Whether ``error`` ending this run ends its parent's too (always, here)."""
+        return True
