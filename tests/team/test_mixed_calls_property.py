@@ -8,7 +8,6 @@ and the conversation's holder given a history where every call is paired with it
 from __future__ import annotations
 
 import json
-import threading
 from collections import Counter
 
 from hypothesis import given, settings
@@ -18,23 +17,7 @@ from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, too
 from autobyteus_like.events import ToolResultReceived, ToolStarted
 from autobyteus_like.history._replay import history_problems
 from autobyteus_like.llm import LLMRequest
-
-
-class Sequencer:
-    """Lets bodies finish only in a given order of their tokens (each waits for its turn)."""
-
-    def __init__(self, order: list[str]) -> None:
-        self._order, self._done = order, 0
-        self._ready = threading.Condition()
-        self.ran: Counter[str] = Counter()
-
-    def finish(self, token: str) -> None:
-        with self._ready:
-            self.ran[token] += 1
-            if not self._ready.wait_for(lambda: self._order[self._done] == token, timeout=20):
-                raise TimeoutError(f"{token} never had its turn in {self._order}")
-            self._done += 1
-            self._ready.notify_all()
+from tests.team.test_member_tools_order import Sequencer
 
 
 @st.composite
