@@ -6,7 +6,8 @@ the six text formats on plain ``chatml`` (that alias HTML-escapes every message:
 tests/llama_server.py). Temperature 0, 96 reply tokens at most.
 
 Run: ``python -m benchmarks.eval_formats [--repeat N] [--tasks ID,ID] [--json FILE]
-[--plot FILE.png]`` (needs the llama.cpp virtualenv that ``.ci/run`` sets up).
+[--plot FILE.png] [--manifest full|compact] [--max-iterations N]``
+(needs the llama.cpp virtualenv that ``.ci/run`` sets up).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def main() -> None:
     parser.add_argument("--tasks", default="")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path)
+    parser.add_argument("--manifest", choices=("full", "compact"), default="full")
+    parser.add_argument("--max-iterations", type=int, default=6)
     args = parser.parse_args()
     suite = load_suite()
     if args.tasks:
@@ -53,7 +56,8 @@ def main() -> None:
               f"{os.getloadavg()[2]:.2f} (1, 5, 15 min)")
         started = time.perf_counter()
         report = FormatEval(make, suite, model="llamacpp SmolLM2-135M-Instruct (Q8)",
-                            formats=ALL_FORMATS, repeat=args.repeat, timeout_s=600).run()
+                            formats=ALL_FORMATS, repeat=args.repeat, timeout_s=600,
+                            manifest=args.manifest, max_iterations=args.max_iterations).run()
         print(f"took {time.perf_counter() - started:.0f} s; load after: "
               f"{os.getloadavg()[0]:.2f}")
     finally:
