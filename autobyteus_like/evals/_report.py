@@ -1,6 +1,7 @@
 """The eval's figures per format, over every task and repeat: task success (with its spread
 over the repeats), calls missed / extra / malformed, answers in prose only, invalid
-arguments, manifest and reply tokens, latency; server errors apart. And the verdict: the
+arguments, manifest and reply tokens, latency (with its spread over the repeats); server
+errors apart. And the verdict: the
 format with the highest success (ties: fewer faulty calls, then fewer reply tokens, then a
 shorter manifest)."""
 
@@ -39,6 +40,8 @@ class FormatScore:
     latency_s: float | None = None
     per_repeat: list[float] = field(default_factory=list)
     """The success rate of each repeat (its spread is the spread shown)."""
+    latency_per_repeat: list[float] = field(default_factory=list)
+    """The mean latency of each repeat's runs, in seconds."""
 
     @property
     def success(self) -> float | None:
@@ -48,6 +51,13 @@ class FormatScore:
     def spread(self) -> float:
         return statistics.pstdev(self.per_repeat) if len(self.per_repeat) > 1 else 0.0
 
+    @property
+    def latency_spread_s(self) -> float:
+        """The spread of the mean latency over the repeats (0 with one repeat)."""
+        if len(self.latency_per_repeat) < 2:
+            return 0.0
+        return statistics.pstdev(self.latency_per_repeat)
+
     def as_json(self) -> dict[str, Any]:
         return {"format": self.format, "runs": self.runs, "successes": self.successes,
                 "success": self.success, "spread": self.spread,
@@ -55,7 +65,8 @@ class FormatScore:
                 "missed": self.missed, "extra": self.extra, "malformed": self.malformed,
                 "prose_only": self.prose_only, "invalid_args": self.invalid_args,
                 "manifest_tokens": self.manifest_tokens, "reply_tokens": self.reply_tokens,
-                "latency_s": self.latency_s}
+                "latency_s": self.latency_s, "latency_spread_s": self.latency_spread_s,
+                "latency_per_repeat": self.latency_per_repeat}
 
 
 @dataclass
@@ -119,8 +130,10 @@ def _score(name: str, outcomes: list[RunOutcome]) -> FormatScore:
     score.reply_tokens = _mean([float(o.reply_tokens) for o in answered
                                 if o.reply_tokens is not None])
     score.latency_s = _mean([o.latency_s for o in answered])
-    repeats: dict[int, list[bool]] = defaultdict(list)
+    repeats: dict[int, list[RunOutcome]] = defaultdict(list)
     for outcome in answered:
-        repeats[outcome.repeat].append(outcome.success)
-    score.per_repeat = [sum(done) / len(done) for _, done in sorted(repeats.items())]
+        repeats[outcome.repeat].append(outcome)
+    ordered = [done for _, done in sorted(repeats.items())]
+    score.per_repeat = [sum(o.success for o in done) / len(done) for done in ordered]
+    score.latency_per_repeat = [statistics.fmean(o.latency_s for o in done) for done in ordered]
     return score

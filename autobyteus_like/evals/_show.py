@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from autobyteus_like._extras import require_extra
-from autobyteus_like.evals._report import EvalReport
+from autobyteus_like.evals._report import EvalReport, FormatScore
 from autobyteus_like.evals._task_run import RunOutcome
 
 __all__ = ["EvalProgress", "plot", "table"]
@@ -57,7 +57,8 @@ def table(report: EvalReport) -> Table:
     grid = Table(title=title, title_justify="left",
                  caption="success: tasks done right (spread over repeats); missed / extra / "
                          "malformed calls; prose: answered without the calls needed; manifest "
-                         "and reply: tokens; secs: mean per task", caption_justify="left")
+                         "and reply: tokens; secs: mean per task (± its spread over repeats)",
+                 caption_justify="left")
     for header in ("format", "success", "±", "missed", "extra", "malformed", "prose",
                    "bad args", "manifest", "reply", "secs", "server err"):
         grid.add_column(header, justify="left" if header == "format" else "right")
@@ -67,10 +68,15 @@ def table(report: EvalReport) -> Table:
         grid.add_row(score.format, success, f"{score.spread:.0%}", str(score.missed),
                      str(score.extra), str(score.malformed), str(score.prose_only),
                      str(score.invalid_args), _number(score.manifest_tokens),
-                     _number(score.reply_tokens), _number(score.latency_s, "{:.2f}"),
+                     _number(score.reply_tokens), _latency(score),
                      str(score.server_errors),
                      style="bold" if best is not None and score.format == best.format else None)
     return grid
+
+
+def _latency(score: FormatScore) -> str:
+    shown = _number(score.latency_s, "{:.2f}")
+    return f"{shown}±{score.latency_spread_s:.2f}" if len(score.latency_per_repeat) > 1 else shown
 
 
 def plot(report: EvalReport, path: Path) -> None:

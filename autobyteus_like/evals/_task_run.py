@@ -143,13 +143,14 @@ def _score(outcome: RunOutcome, task: EvalTask, seen: Sequence[AgentEvent]) -> N
         outcome.server_error = failures[-1].error
         return
     calls: dict[str, dict[str, Any]] = {}
+    malformed: set[str] = set()  # a call that could not be read also gets a PARSE_ERROR result
     for event in seen:
         if isinstance(event, ToolCallParsed):
             call = event.invocation
             calls[call.id] = {"tool": call.name, "arguments": dict(call.arguments),
                               "status": "pending"}
         elif isinstance(event, ToolCallParseFailed):
-            outcome.malformed += 1
+            malformed.add(event.invocation_id)
         elif isinstance(event, ToolResultReceived):
             result = event.result
             entry = calls.setdefault(result.invocation_id, {
@@ -157,7 +158,7 @@ def _score(outcome: RunOutcome, task: EvalTask, seen: Sequence[AgentEvent]) -> N
             entry["status"] = result.status
             code = result.error.code if result.error is not None else None
             if code in _MALFORMED:
-                outcome.malformed += 1
+                malformed.add(result.invocation_id)
             elif code in _INVALID:
                 outcome.invalid_args += 1
             if result.status == "failure":
@@ -167,6 +168,7 @@ def _score(outcome: RunOutcome, task: EvalTask, seen: Sequence[AgentEvent]) -> N
                 outcome.input_tokens = (outcome.input_tokens or 0) + event.input_tokens
             if event.output_tokens is not None:
                 outcome.reply_tokens = (outcome.reply_tokens or 0) + event.output_tokens
+    outcome.malformed = len(malformed)
     outcome.calls = list(calls.values())
     done = [c for c in outcome.calls if c["status"] == "success"]
     unmatched = list(done)

@@ -72,6 +72,36 @@ def test_figures_per_format_with_server_errors_apart():
     assert report.verdict().format == "xml"
 
 
+def faulty_model(body: dict) -> Reply:
+    """One fault per model: an extra call (m-xml), invalid arguments (m-native), a call cut
+    off by the end of the reply (m-cut); each answers once it has seen a result."""
+    if any(message["role"] == "assistant" for message in body["messages"]):
+        return Reply("It is 18 degrees in Paris.")
+    call = '<tool name="get_weather"><arguments><arg name="city">{}</arg></arguments>'
+    if body["model"] == "m-xml":
+        return Reply(call.format("Paris") + "</tool>" + call.format("London") + "</tool>")
+    if body["model"] == "m-native":
+        return Reply(calls=[("get_weather", {"town": "Paris"})])
+    return Reply(call.format("Paris"))  # m-cut: the reply ends inside the call
+
+
+def test_extra_invalid_and_malformed_calls_are_counted_once_each():
+    suite = load_suite().only(["one_call"])
+    with ChatServer(faulty_model) as server:
+        report = FormatEval(factory(server), suite, model="m", formats=["xml", "native"],
+                            repeat=2).run()
+        cut = FormatEval(lambda tool_format, task: factory(server)("cut", task), suite,
+                         model="m", formats=["xml"]).run()
+    scores = {s.format: s for s in report.scores()}
+    assert (scores["xml"].extra, scores["xml"].missed, scores["xml"].successes) == (2, 0, 0)
+    assert (scores["native"].invalid_args, scores["native"].missed) == (2, 2)
+    assert scores["native"].malformed == scores["xml"].malformed == 0
+    [cut_score] = cut.scores()
+    assert (cut_score.malformed, cut_score.missed, cut_score.prose_only) == (1, 1, 0)
+    assert len(scores["xml"].latency_per_repeat) == 2 and scores["xml"].latency_spread_s >= 0
+    assert "latency_spread_s" in report.as_json()["scores"][0]
+
+
 def test_the_verdict_is_stored_and_auto_starts_from_it():
     suite = load_suite().only(["one_call", "no_tool"])
     with ChatServer(xml_only_model) as server:
@@ -123,6 +153,20 @@ def test_the_command_prints_the_table_and_writes_json_and_png(tmp_path, capsys):
     assert data["verdict"] == "xml" and [s["format"] for s in data["scores"]] == ["native", "xml"]
     assert len(data["outcomes"]) == 4
     assert (tmp_path / "e.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_command_takes_a_members_model_from_a_team_file(tmp_path, capsys):
+    with ChatServer(xml_only_model) as server:
+        team = tmp_path / "t.yaml"
+        team.write_text("name: t\ncoordinator: a\nmembers:\n  - name: a\n    llm: {provider: "
+                        f"llamacpp, model: m, base_url: '{server.base_url}', max_retries: 0}}\n")
+        code = main(["eval-formats", "--llm", f"{team}:a", "--formats", "xml",
+                     "--tasks", "one_call", "--no-store"])
+        asked = [body["model"] for body in server.requests]
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "eval-formats: llamacpp m" in out and "1/1 (100%)" in out
+    assert asked and set(asked) == {"m"}
 
 
 def test_the_commands_mistakes_are_one_line(tmp_path, capsys):

@@ -1,7 +1,8 @@
 """The CI's slice of eval-formats on the real model (SmolLM2-135M on llama.cpp's server, plain
 chatml: no native tools): 2 formats x 2 tasks x 1 repeat. It prints the table, writes the JSON
 and the PNG, stores the verdict, and an agent with tool_format: auto then starts from it
-without a native request (the full table is made by hand: benchmarks/eval_formats.py)."""
+without a native request, in its events and in the server's log (the full table is made by
+hand: benchmarks/eval_formats.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from autobyteus_like import Agent, AgentConfig
 from autobyteus_like.cli import main
 from autobyteus_like.errors import AgentTurnError
 from autobyteus_like.evals._builtin_tools import add
-from autobyteus_like.events import LLMAdapted, LLMRequestFailed
+from autobyteus_like.events import LLMAdapted, LLMRequestFailed, LLMRequestStarted
 from autobyteus_like.store._model_formats import ModelFormats, ModelKey
 from tests.llama_server import TEXT_MODEL
 
@@ -58,6 +59,7 @@ def test_the_ci_slice_stores_a_verdict_that_auto_starts_from(llama_server, tmp_p
 
     agent = Agent(AgentConfig(name="smol", llm=llm, tools=[add], tool_format="auto",
                               manifest="compact", max_iterations=1))
+    posts_before = _posts(llama_server.log_text())
     with agent:
         events = agent.events()
         with contextlib.suppress(AgentTurnError):  # what the model answers is not the point
@@ -68,3 +70,10 @@ def test_the_ci_slice_stores_a_verdict_that_auto_starts_from(llama_server, tmp_p
     assert adapted and adapted[0].now == verdict and "eval-formats verdict" in adapted[0].reason
     assert not any(e.what == "wire" or "native" in e.reason for e in adapted)  # no negotiation
     assert not any(isinstance(e, LLMRequestFailed) for e in seen)
+    # the server's log: one request per request the agent made, none to probe native tools
+    started = sum(isinstance(e, LLMRequestStarted) for e in seen)
+    assert _posts(llama_server.log_text()) - posts_before == started == 1
+
+
+def _posts(log: str) -> int:
+    return log.count("POST /v1/chat/completions")

@@ -227,3 +227,22 @@ def test_a_compact_manifest_shows_one_exchange_before_the_conversation():
     assert (shown["role"], shown["content"]) == ("user", "Use the tool get_weather.")
     assert called["role"] == "assistant" and '<tool name="get_weather">' in called["content"]
     assert asked == ASK[0]
+
+
+@pytest.mark.parametrize("verdict", ["native", "xml"])
+def test_auto_starts_from_the_stored_eval_verdict(verdict):
+    def both(body: dict) -> Reply:  # calls natively when given tools, in XML when taught
+        if "tools" in body and body["messages"][-1]["role"] != "tool":
+            return Reply(calls=[("get_weather", {"city": "Paris"})])
+        return xml_model(body)
+
+    with ChatServer(both) as upstream:
+        ModelFormats.cached().judge(ModelKey("llamacpp", upstream.base_url, "m"), verdict, {})
+        with ProxyServer(ProxySettings(upstream.base_url, tool_format="auto",
+                                       provider="llamacpp")) as proxy:
+            answer = client(proxy).chat.completions.create(model="m", messages=ASK,
+                                                           tools=[WEATHER])
+    [call] = answer.choices[0].message.tool_calls
+    assert (call.function.name, json.loads(call.function.arguments)["city"][:5]) == (
+        "get_weather", "Paris")
+    assert ["tools" in body for body in upstream.requests] == [verdict == "native"]
