@@ -11,7 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
-from autobyteus_like.errors import AgentTurnError, ConfigError
+from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError, ConfigError
+from autobyteus_like.events import ApprovalRequested
 from autobyteus_like.store import Session
 from autobyteus_like.tools import HandoffEntry
 
@@ -109,6 +110,34 @@ def test_a_handoff_refused_by_max_handoffs_fails_the_sent_message():
         with pytest.raises(AgentTurnError, match=r"handed over 2 times .*max_handoffs"):
             reply.result(timeout=10)
         assert team.wait_quiescent(timeout=10)
+
+
+@tool(requires_approval=True)
+def refund(amount: int) -> str:
+    """Refund money.
+
+    Args:
+        amount: How much.
+    """
+    return "refunded"
+
+
+def test_a_team_stopped_while_the_receiver_works_fails_the_sent_message_never_hangs():
+    config = TeamConfig(name="desk", coordinator="triage", members=[
+        AgentConfig(name="triage", llm=ScriptedLLM([call("transfer_to_billing", reason="$")]),
+                    handoffs=["billing"], tool_format="json"),
+        AgentConfig(name="billing", llm=ScriptedLLM([call("refund", amount=5)]),
+                    tools=["refund"], tool_format="json", approval_policy="marked")])
+    team = AgentTeam(config, tools=[refund]).start()
+    try:
+        events = team.events()
+        reply = team.send("refund please")
+        while not isinstance(event := events.get(timeout=10), ApprovalRequested):
+            assert event is not None
+        assert event.agent == "billing" and not reply.done()  # the receiver has not answered
+    finally:
+        team.stop()
+    assert isinstance(reply.exception(timeout=10), AutobyteusLikeError)
 
 
 def test_send_without_a_handoff_is_the_members_answer_as_before():
