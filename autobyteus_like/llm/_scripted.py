@@ -55,8 +55,9 @@ class ScriptedLLM(LLM):
     whatever history the request carries (an agent given a history, ``run(history=...)``, a
     forked session). Only an agent restoring its own session skips the replies that session
     wrote into its history (``continue_after``), so that a resumed run goes on with the reply
-    that follows, in any process; a fork's replies copied from its origin are not skipped, so a
-    scripted model continuing a fork starts at its first reply.
+    that follows, in any process; a fork's replies copied from its origin, and a teammate's
+    replies in a conversation handed over to it, are not skipped, so a scripted model
+    continuing a fork starts at its first reply, and a handoff's receiver at its own next one.
     """
 
     reports_usage = False  # a script has no token usage
@@ -182,9 +183,10 @@ class FunctionLLM(ScriptedLLM):
 def continue_script(llm: LLM, restored: Sequence[Message], session: str,
                     inherited: int = 0) -> None:
     """An agent restoring its own session: a scripted LLM goes on after the replies the
-    session wrote into its history, and only those: a seeded conversation, and the
-    ``inherited`` replies a fork copied from its origin, are not the script's, so a fork's
-    script starts at its first reply (and a fork resumed later skips what the fork wrote)."""
+    session wrote into its history, and only those: the ``inherited`` replies (a fork's copied
+    from its origin, a seeded conversation's, a teammate's in a conversation handed over to
+    the agent) are not the script's, so a fork's script starts at its first reply (and a fork
+    resumed later skips what the fork wrote)."""
     if isinstance(llm, ScriptedLLM):
         replies = sum(1 for message in restored if message.role == "assistant") - inherited
         llm.continue_after(replies, f"session {session!r} was restored with {replies} "

@@ -10,7 +10,9 @@ fails is not answered by another).
 
 A turn that ends handing the conversation over (its answer a ``HandedOver``) gives it to the
 receiver (``hand_over``): from then on the receiver holds the conversation (``holder``) and
-its answer is the team's.
+its answer is the team's. So a user's message (``send`` with no sender) resolves with the
+answer of whoever holds the conversation after it: the receiver's first answer when the
+member it went to handed it over (and on, handoff after handoff), never "Transferred to ...".
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ class MailRoom:
         self._stopped_busy = False  # stopped while a message was still in flight
         self._answers: dict[str, str] = {}
         self._errors: dict[str, BaseException] = {}
+        self._followers: dict[Future[str], Future[str]] = {}
+        """A member's reply -> the user's future that follows the conversation through it."""
         self._mail_seq = 0
         self.holder = coordinator
         """Who holds the conversation: the coordinator until a handoff gives it another."""
@@ -119,9 +123,17 @@ class MailRoom:
         self, recipient: str, content: str, sender: str | None, *, error_reply: bool = False,
         mail_id: str | None = None, new_mail_id: str | None = None,
         parent: object | None = None, history: Sequence[HistoryMessage] | None = None,
+        follow: Future[str] | None = None,
     ) -> Future[str]:
         """Deliver a message: ``mail_id`` one already stored, else a new one (stored first,
-        as ``new_mail_id`` when given); ``history``: a handed-over conversation."""
+        as ``new_mail_id`` when given); ``history``: a handed-over conversation. Returns the
+        recipient's reply; for a user's new message (no ``sender``) a future that follows the
+        conversation instead: it resolves with the recipient's answer, or when its turn hands
+        the conversation over, with the receiver's (``follow``: the future a hand-over passes
+        on), and fails as the turn or the hand-over failed."""
+        users: Future[str] | None = None
+        if follow is None and sender is None and mail_id is None:  # the user's message
+            follow = users = Future()
         self._before_send()
         if mail_id is None:  # stored before it is delivered
             mail_id = self._queue(recipient, content, sender, new_mail_id)
@@ -138,8 +150,11 @@ class MailRoom:
         except AgentStoppedError:
             self._finished()
             raise
+        if follow is not None:  # before its turn can end (the callback runs in order)
+            with self._lock:
+                self._followers[reply] = follow
         self._delivered(recipient, sender, content, reply, error_reply)
-        return reply
+        return reply if users is None else users
 
     def track(self, recipient: str, sender: str | None, content: str,
               reply: Future[str]) -> None:
@@ -192,6 +207,7 @@ class MailRoom:
         error = reply.exception()
         with self._lock:
             stopping = self._stopping
+            follow = self._followers.pop(reply, None)
             if error is None:
                 self._answers[member] = reply.result()
                 self._errors.pop(member, None)
@@ -199,7 +215,16 @@ class MailRoom:
                 self._errors[member] = error
         answer = None if error is not None else reply.result()
         if isinstance(answer, HandedOver) and not stopping:
-            self.hand_over(answer)
+            self.hand_over(answer, follow=follow)
+        elif follow is not None:  # settled before the team can be quiet (``_finished``)
+            if error is not None:
+                follow.set_exception(error)
+            elif isinstance(answer, HandedOver):
+                follow.set_exception(AgentStoppedError(
+                    f"team {self.name!r} stopped before {answer.receiver} took the "
+                    f"conversation {member} handed over"))
+            else:
+                follow.set_result(reply.result())
         ended = isinstance(error, UsageLimitExceededError)  # the whole run ended: no notice
         if (error is not None and sender is not None and not stopping and not error_reply
                 and not ended):
@@ -224,7 +249,7 @@ class MailRoom:
     # -- handoffs ------------------------------------------------------------------------------
 
     def hand_over(self, handed: HandedOver, history: Sequence[HistoryMessage] | None = None,
-                  note: str | None = None) -> None:
+                  note: str | None = None, follow: Future[str] | None = None) -> None:
         """Give the conversation ``handed`` carries to its receiver (its ``handoff_history``
         of it, or ``history``), which holds it from now on. With a session, its message was
         stored with the handoff call's result (the receiver with it): delivered under that
@@ -237,10 +262,16 @@ class MailRoom:
                     f"the conversation was handed over {len(self.handed_path)} times since "
                     f"the user's message ({path}); the team allows {self.max_handoffs} "
                     "(max_handoffs): not handed to " + receiver))
-                return
-            self.handed_path.append(receiver)
-            self.holder = receiver
-            self._answers.pop(receiver, None)  # its answer to come is the team's
+                refused: BaseException | None = self._errors[sender]
+            else:
+                refused = None
+                self.handed_path.append(receiver)
+                self.holder = receiver
+                self._answers.pop(receiver, None)  # its answer to come is the team's
+        if refused is not None:
+            if follow is not None:
+                follow.set_exception(refused)
+            return
         self._publisher.publish(ConversationHandedOver(
             agent=self.name, sender=sender, receiver=receiver, reason=handed.reason,
             invocation_id=handed.invocation_id))
@@ -253,10 +284,12 @@ class MailRoom:
             self.send(receiver, note or handoff_note(sender, handed.reason), sender,
                       mail_id=mail_id if stored else None,
                       new_mail_id=None if stored else mail_id, history=given,
-                      parent=self._parent_of(sender, handed.invocation_id))
+                      parent=self._parent_of(sender, handed.invocation_id), follow=follow)
         except (AgentStoppedError, StoreError) as exc:  # the receiver is gone: the run fails
             with self._lock:
                 self._errors[receiver] = exc
+            if follow is not None:
+                follow.set_exception(exc)
 
     # -- quiescence --------------------------------------------------------------------------
 

@@ -64,8 +64,10 @@ class TurnSnapshot:
     """Every call id the session has used, oldest first."""
     last_turn_id: int = 0
     inherited_replies: int = 0
-    """How many of the history's assistant replies a fork copied from its origin rather than
-    wrote itself (0 for a session that is no fork): a scripted model skips only the others."""
+    """How many of the history's assistant replies the agent did not write itself: those a
+    fork copied from its origin, and those it was given (a conversation handed over to it, a
+    seeded history: stored without the request that wrote them); a scripted model skips only
+    the others."""
     reconciled: dict[str, ToolResult] = field(default_factory=dict)
     """Call id -> the result its tool's ``reconcile(key)`` found for a call that was running
     when the process stopped (filled when the agent resumes, before the turn machine)."""
@@ -84,8 +86,9 @@ def restore_agent(store: SessionStore, session: str, agent: str) -> TurnSnapshot
     snapshot = TurnSnapshot(messages=[message_from(record) for record in records])
     snapshot.last_turn_id = max((turn.turn_id for turn in turns), default=0)
     copied = copied_seqs(store, session).get(agent, 0)
-    snapshot.inherited_replies = sum(1 for record in records
-                                     if record.role == "assistant" and record.seq < copied)
+    snapshot.inherited_replies = sum(
+        1 for record in records if record.role == "assistant"
+        and (record.seq < copied or record.request_no is None))
     snapshot.used_ids = [call.invocation_id for call in calls]
     snapshot.used_ids += [call.id for message in snapshot.messages
                           for call in message.tool_calls]

@@ -31,7 +31,7 @@ from autobyteus_like.runtime._config import (
     RuntimeConfig,
     lift_member_resources,
 )
-from autobyteus_like.team._handoffs import handoff_problems
+from autobyteus_like.team._handoffs import handoff_entry_problems, handoff_problems
 from autobyteus_like.team._member_tools import ASK_PREFIX, asked_member
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 from autobyteus_like.usage._limits import UsageLimits
@@ -184,6 +184,7 @@ class TeamConfig(ConfigModel):
             kind = type(data).__name__
             raise ConfigError(source, [f"the top level must be a mapping, got {kind}"])
         data, problems = lift_member_resources(data)  # located as members[i].resources
+        problems += handoff_entry_problems(data)  # located as members[i].handoffs[j]
         if problems:
             raise ConfigError(source, problems)
         try:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.history._handover import HandedOver, handed_history
 from autobyteus_like.history._replay import to_history
 from autobyteus_like.team._handoff_summary import ConversationTap, handoff_summary
-from autobyteus_like.tools._handoff import handoff_target, handoff_tool
+from autobyteus_like.tools._handoff import entry_problems, handoff_target, handoff_tool
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._config import AgentConfig
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from autobyteus_like.store._session import Session
     from autobyteus_like.tools._definition import ToolDefinition
 
-__all__ = ["handoff_problems", "handoff_tools", "is_handoff_mail", "resume_handoff",
-           "retake_handoff", "user_recipient"]
+__all__ = ["handoff_entry_problems", "handoff_problems", "handoff_tools", "is_handoff_mail",
+           "resume_handoff", "retake_handoff", "user_recipient"]
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -52,6 +52,26 @@ def handoff_problems(members: list[AgentConfig]) -> list[str]:
                                 f"'_' or '-'")
             elif targets.index(target) != j:
                 problems.append(f"{where}: {target!r} is named twice")
+    return problems
+
+
+def handoff_entry_problems(data: Any) -> list[str]:
+    """Every ``handoffs:`` entry of plain team data (as parsed from YAML) given as a mapping
+    that is no ``HandoffEntry``, located as ``members[i].handoffs[j]`` and naming the member
+    (and whom it hands to), before the config is validated: one line that says it."""
+    if not isinstance(data, dict) or not isinstance(data.get("members"), list):
+        return []
+    problems = []
+    for i, member in enumerate(data["members"]):
+        if not isinstance(member, dict) or not isinstance(member.get("handoffs"), list):
+            continue
+        for j, entry in enumerate(member["handoffs"]):
+            if not isinstance(entry, dict):
+                continue
+            to = entry.get("to")
+            where = (f"members[{i}].handoffs[{j}]: member {member.get('name')!r}"
+                     + (f", handoff to {to!r}" if isinstance(to, str) else ""))
+            problems += [f"{where}: {problem}" for problem in entry_problems(entry)]
     return problems
 
 

@@ -265,9 +265,9 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         ``conversation`` (the default one without), at once: not queued behind the callers
         of ``run``, ``arun`` and the streams, whose answers it would share;
         ``AgentStoppedError`` if the team is not running, ``UnknownMemberError`` for a name
-        that is no member. The future resolves with that member's answer to this message:
-        its first answer, which may come before the teammates it asked have replied; the
-        team's answer (its last) is what ``run`` returns once the team is quiet."""
+        that is no member. The future resolves with that member's first answer (the
+        receiver's, as for ``run``, when its turn hands the conversation over), which may come
+        before the teammates it asked have replied; ``run`` returns the team's (last) answer."""
         if conversation is not None:
             return self.conversation(conversation).send(message, to=to)
         recipient = user_recipient(self.config, self.mail, to)

@@ -9,15 +9,16 @@ conversation (``mail/_room.py``). Marked by its category, so no other tool passe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 
-__all__ = ["HANDOFF_CATEGORY", "HANDOFF_PREFIX", "HandoffEntry", "handoff_receiver",
-           "handoff_target", "handoff_tool"]
+__all__ = ["HANDOFF_CATEGORY", "HANDOFF_PREFIX", "HandoffEntry", "entry_problems",
+           "handoff_receiver", "handoff_target", "handoff_tool"]
 
 HANDOFF_CATEGORY = "handoff"
 HANDOFF_PREFIX = "transfer_to_"
@@ -31,6 +32,30 @@ class HandoffEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     to: str
     requires_approval: bool = False
+
+    @field_validator("requires_approval", mode="before")
+    @classmethod
+    def _true_or_false(cls, value: Any) -> Any:
+        """true or false: a string such as ``"yes"`` is refused, never read as true."""
+        if not isinstance(value, bool):
+            raise ValueError(f"requires_approval must be true or false, got {value!r}")
+        return value
+
+
+def entry_problems(entry: dict[Any, Any]) -> list[str]:
+    """What is wrong with a ``handoffs:`` entry given as a mapping (plain data, as parsed from
+    YAML), each said in words: an unknown key, ``to`` missing or no name, a
+    ``requires_approval`` that is not true or false."""
+    problems = [f"unknown key {key!r} (an entry has 'to' and 'requires_approval')"
+                for key in entry if key not in HandoffEntry.model_fields]
+    if "to" not in entry:
+        problems.append("'to' is missing (the member the conversation is handed to)")
+    elif not isinstance(entry["to"], str):
+        problems.append(f"'to' must be a member's name, got {entry['to']!r}")
+    approval = entry.get("requires_approval", False)
+    if not isinstance(approval, bool):
+        problems.append(f"requires_approval must be true or false, got {approval!r}")
+    return problems
 
 
 def handoff_target(entry: str | HandoffEntry) -> tuple[str, bool]:

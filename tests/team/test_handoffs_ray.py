@@ -25,7 +25,9 @@ def desk() -> TeamConfig:
 def test_a_handoff_on_ray_gives_the_receiver_the_conversation(ray_cluster, kind):
     with AgentTeam(desk(), runtime=ray_runtime(kind)) as team:
         events = team.events()
-        team.run("I want a refund", timeout=60)
+        # send's future follows the hand-over to the receiver's answer, as run's would
+        assert team.send("I want a refund").result(timeout=60) == "refund done"
+        assert team.wait_quiescent(timeout=60)
         assert team.run("once more", timeout=60) == "and again"  # the holder answers
         billing = team.agents["billing"].fetch_llm()  # type: ignore[attr-defined]
     handed = []

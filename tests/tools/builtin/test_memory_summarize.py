@@ -229,3 +229,32 @@ def test_a_configured_context_sizes_the_pieces(tmp_path):
     context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path]), side_llm=Side())
     done = summarize.run({"target_paths": ["long.md"], "into_path": "s.md"}, context)
     assert done["pieces"] > 5 and all(len(text) <= 1000 for text in asked[:done["pieces"]])
+
+
+@pytest.mark.parametrize(("style", "asked_for"), [
+    ("bullet", "short bullet points"), ("narrative", "paragraphs of plain prose"),
+    ("schema", "an outline of the structure")])
+@pytest.mark.parametrize("keep_refs", [True, False])
+def test_each_style_and_keep_refs_reach_the_model_as_asked(tmp_path, style, asked_for,
+                                                          keep_refs):
+    from autobyteus_like.tools.builtin import memory_tools
+
+    (tmp_path / "notes.md").write_text(NOTES)
+    asked: list[tuple[str, str]] = []
+
+    class Side:
+        context_tokens = 100_000
+
+        def ask(self, instructions, text, *, llm=None, cancel=None):
+            asked.append((instructions, text))
+            return "the summary"
+
+    summarize, _ = memory_tools()
+    context = ToolContext(sandbox=SandboxPolicy(roots=[tmp_path]), side_llm=Side())
+    summarize.run({"target_paths": ["notes.md"], "into_path": "s.md", "style": style,
+                   "keep_refs": keep_refs}, context)
+    [(instructions, text)] = asked
+    assert asked_for in instructions
+    assert ("path:FIRST-LAST" in instructions) is keep_refs
+    assert ("notes.md:2| Alice owns the budget." in text) is keep_refs
+    assert (tmp_path / "s.md").read_text() == "the summary\n"
