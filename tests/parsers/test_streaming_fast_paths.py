@@ -96,7 +96,7 @@ JSON_PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=rounds(150, 600), deadline=None,
+@settings(max_examples=rounds(100, 600), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.lists(JSON_PIECES, max_size=14).map("".join), opener=st.sampled_from("{["))
 def test_json_alone_reads_a_short_value_as_the_tracker_does(data, opener):
