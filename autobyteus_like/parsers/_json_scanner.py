@@ -1,7 +1,9 @@
 """Finds JSON objects and arrays in free text, streamed or whole, in one linear pass.
 
-Text between values is prose. A ``{`` or ``[`` that can begin JSON starts a candidate, which the
-incremental ``JsonTracker`` follows to its end; ``json.loads`` then reads exactly that span. (Not
+Text between values is prose. A ``{`` or ``[`` that can begin JSON starts a candidate. json's C
+scanner alone reads a candidate that is one value within ``HOLD_VALUE`` characters (in a stream,
+the candidate is held until a chunk brings a closing bracket); any other is followed to its end
+by the incremental ``JsonTracker``, and ``json.loads`` then reads exactly that span. (Not
 ``raw_decode`` on the whole text: each failure there counts the newlines before it, which is
 quadratic over a long response.) A candidate that stops being JSON is not retried from each of
 its inner brackets (the other quadratic trap): the tracker already knows the maximal containers
@@ -149,6 +151,37 @@ def _depth_below_limit(value: Any) -> bool:
     return True
 
 
+HOLD_VALUE = 1024
+"""The longest value json's C scanner alone is tried on (``_short_value``), and the longest a
+stream holds back to try so; longer ones are followed by the tracker."""
+
+
+_UNFINISHED = (None, -1)
+"""What ``_short_value`` says of a text json read to its end without a fault: a value that may
+still be completed by the text to come (the tracker would say "more" too)."""
+
+
+def _short_value(data: str, start: int) -> tuple[Any, int] | None:
+    """The JSON object or array that starts at ``data[start]`` and ends within ``HOLD_VALUE``
+    characters, and where it ends, as json reads it; ``_UNFINISHED`` when json found no fault
+    before the data's end; None sends the value to the tracker, which reads such a value the
+    same (json's grammar) and everything else (too long, broken, too deep, an integer too long
+    for ``int``) as before. Linear: json reads at most ``HOLD_VALUE`` characters of a copy
+    that long, so that a failure's line count stays short too."""
+    window = data[start : start + HOLD_VALUE]
+    try:
+        value, stop = _SCAN_ONCE(window, 0)
+    except json.JSONDecodeError as error:
+        return _UNFINISHED if error.pos == len(data) - start else None
+    except StopIteration as error:
+        return _UNFINISHED if error.value == len(data) - start else None
+    except (ValueError, RecursionError):
+        return None
+    if stop >= 2 * MAX_NESTING_DEPTH - 2 and not _depth_below_limit(value):
+        return None
+    return value, start + stop
+
+
 def _whole_value(data: str) -> list[JsonSegment] | None:
     """The segments of a chunk that is one JSON object or array with only whitespace around
     it, read by json's C parser alone (the common case of a model answering with just a call);
@@ -176,7 +209,15 @@ def _whole_value(data: str) -> list[JsonSegment] | None:
 
 
 class JsonTextScanner:
-    """Streams text in, JSON values and prose out; ``finish`` closes what the text left open."""
+    """Streams text in, JSON values and prose out; ``finish`` closes what the text left open.
+
+    A value is first tried by json's C scanner alone on its first ``HOLD_VALUE`` characters
+    (``_short_value``); only a value it cannot read there (longer, broken, too deep for it) is
+    followed by the tracker, from its bracket. In a stream, a value that opens in a chunk
+    without its end is held back while it is short, and tried when a chunk brings a closing
+    bracket: a small call streamed in small chunks is read by json once, as in a whole text,
+    instead of by the tracker chunk after chunk.
+    """
 
     def __init__(self) -> None:
         self._made: JsonTracker | None = None
@@ -185,19 +226,60 @@ class JsonTextScanner:
         self.in_candidate = False
         """Whether a JSON value is open (text is held until it is decided)."""
         self._parts: list[str] = []
+        self._held = -1
+        """While the open value is held for json (not yet followed by the tracker): the
+        length of its text so far (in ``_parts``); -1 otherwise."""
 
     def feed(self, data: str) -> list[JsonSegment]:
         """Scan one chunk; return the segments it decided."""
-        tracker = self._made
         if not self.in_candidate:
             whole = _whole_value(data)
             if whole is not None:
                 return whole
-        elif tracker is not None and tracker.in_string and tracker.absorbs_plainly(data):
+            return self._scan(data, 0, [])
+        if self._held >= 0:
+            self._parts.append(data)
+            self._held += len(data)
+            if self._held <= HOLD_VALUE and "}" not in data and "]" not in data:
+                return []  # it cannot have ended: hold on
+            return self._decide_held()
+        tracker = self._made
+        if tracker is not None and tracker.in_string and tracker.absorbs_plainly(data):
             self._parts.append(data)  # string content inside the open value (a long argument)
             return []
+        return self._scan(data, 0, [])
+
+    def _decide_held(self, final: bool = False) -> list[JsonSegment]:
+        """Read the held value now: by json if it is whole, on holding if json saw no fault
+        (and the text goes on), else by the tracker from its bracket (which goes on from there
+        chunk by chunk)."""
+        text = "".join(self._parts)
+        self._parts, self._held = [], -1
         out: list[JsonSegment] = []
-        i, n = 0, len(data)
+        read = _short_value(text, 0)
+        if read is _UNFINISHED and not final:  # (only within HOLD_VALUE: see _short_value)
+            self._parts, self._held = [text], len(text)
+            return []
+        if read is not None and read is not _UNFINISHED:
+            self.in_candidate = False
+            out.append(JsonValue(read[0], text[: read[1]]))
+            return self._scan(text, read[1], out)
+        self._track()
+        return self._scan(text, 0, out)
+
+    def _track(self) -> None:
+        """The tracker follows the value that opens where the scan is (from its bracket)."""
+        tracker = self._made
+        if tracker is None:
+            self._made = JsonTracker()
+        else:
+            tracker.reset()
+        self._parts = []
+        self.in_candidate = True
+
+    def _scan(self, data: str, i: int, out: list[JsonSegment]) -> list[JsonSegment]:
+        """Scan ``data`` from ``i`` (inside the value the tracker follows, if one is open)."""
+        n = len(data)
         while i < n:
             if not self.in_candidate:
                 match = CANDIDATE.search(data, i)
@@ -207,13 +289,23 @@ class JsonTextScanner:
                 start = match.start()
                 if start > i:
                     out.append(Prose(data[i:start]))
-                if tracker is None:
-                    tracker = self._made = JsonTracker()
-                else:
-                    tracker.reset()
-                self._parts = []
-                self.in_candidate = True
+                if n - start <= HOLD_VALUE and data.find("}", start) < 0 \
+                        and data.find("]", start) < 0:
+                    self.in_candidate = True  # it cannot end in this chunk: hold it
+                    self._parts, self._held = [data[start:]], n - start
+                    break
+                read = _short_value(data, start)
+                if read is _UNFINISHED:
+                    self.in_candidate = True  # it may still end: hold it
+                    self._parts, self._held = [data[start:]], n - start
+                    break
+                if read is not None:
+                    out.append(JsonValue(read[0], data[start : read[1]]))
+                    i = read[1]
+                    continue
+                self._track()
                 i = start
+            tracker = self._made
             assert tracker is not None  # a value is open
             status, index = tracker.feed(data, i)
             self._parts.append(data[i:index])
@@ -243,20 +335,19 @@ class JsonTextScanner:
         assert self._made is not None
         return self._made
 
-    @staticmethod
-    def may_start_value(data: str) -> bool:
-        """Whether ``data`` has a bracket that can begin JSON; if not, and no value is open,
-        ``feed`` would give it all back as one Prose (the streaming fast path for prose)."""
-        return CANDIDATE.search(data) is not None
-
     def finish(self) -> list[JsonSegment]:
         """End of text: a candidate still open is broken (truncated); its pieces are salvaged."""
         if not self.in_candidate:
             return []
+        out: list[JsonSegment] = []
+        while self._held >= 0:  # the tracker reads it now, and says where it breaks
+            out += self._decide_held(final=True)  # (a later value may open, held in turn)
+        if not self.in_candidate:
+            return out
         self.in_candidate = False
         raw = "".join(self._parts)
         self._parts = []
-        return self._salvage(
+        return out + self._salvage(
             raw, self._tracker.spans, "the text ended before this JSON was complete", True,
             self._broken_call_start(),
         )

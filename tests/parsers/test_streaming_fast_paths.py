@@ -11,6 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autobyteus_like.formats import parse_tool_calls
+from autobyteus_like.parsers._json_scanner import _UNFINISHED, _short_value
+from autobyteus_like.parsers._json_tracker import JsonTracker, Status
 from autobyteus_like.parsers._partial_marker import PartialMarker
 from tests.parsers.chunked_parsing import calls, parse_both_ways, parse_in_chunks
 from tests.stress_rounds import rounds
@@ -79,3 +82,61 @@ def test_a_chunk_ending_inside_an_escape_is_finished_by_the_next(fmt):
     expected = [("f", {"x": json.loads('"' + value + '"')})]
     for cut in range(len(text)):
         assert calls(parse_in_chunks(text, fmt, [cut or 1, 3])) == expected
+
+
+# -- a short JSON value read by json alone, held in a stream until a closing bracket ---------
+
+# Pieces of JSON values, whole or damaged: escapes, multi-byte and surrogate characters,
+# numbers json refuses or cannot convert, nesting near the limit, and what breaks a value.
+JSON_PIECES = st.sampled_from([
+    "{", "}", "[", "]", '"', ":", ",", " ", "\n", '"a"', '"k": ', "1", "-0.5e3", "true",
+    "null", "NaN", "-Infinity", "tr", "1.", '"\\u00e9"', '"\\ud800"', "\\", '\\"', "é",
+    "\u20ac", "\U0001f600", "\x01", "9" * 5_000, "[" * 99, "]" * 99, "[" * 101, "]" * 101,
+    '{"name": "f", "arguments": {"x": ', '"</TOOL_CALL>"', "x",
+])
+
+
+@settings(max_examples=rounds(100, 600), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.lists(JSON_PIECES, max_size=14).map("".join), opener=st.sampled_from("{["))
+def test_json_alone_reads_a_short_value_as_the_tracker_does(data, opener):
+    """What json alone says of a value's text is what the tracker says of it, or nothing."""
+    text = opener + data
+    read = _short_value(text, 0)
+    tracker = JsonTracker()
+    status, index = tracker.feed(text, 0)
+    if read is _UNFINISHED:
+        assert status is Status.MORE  # json saw no fault before the end: the tracker neither
+    elif read is not None:
+        value, end = read
+        assert (status, index) == (Status.COMPLETE, end) and not tracker.too_deep
+        assert value == json.loads(text[:end]) or value != value  # (NaN is not itself)
+
+
+@pytest.mark.parametrize("fmt", ["json", "openai", "gemini"])
+@settings(max_examples=rounds(25, 300), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(values=st.lists(st.one_of(ESCAPY, st.sampled_from(["\U0001f600é", "x" * 1_100])),
+                       min_size=1, max_size=3),
+       damage=st.sampled_from(["none", "cut", "insert", "twice"]), at=st.integers(0, 200),
+       sizes=st.lists(st.integers(1, 40), min_size=1, max_size=4))
+def test_a_held_short_value_streams_as_it_reads_whole(fmt, values, damage, at, sizes):
+    """Held until a closing bracket, then read by json (or by the tracker from its bracket,
+    when json cannot read it: broken, cut off, longer than it is tried on)."""
+    arguments = {f"k{n}": value for n, value in enumerate(values)}
+    call = {"json": {"name": "f", "arguments": arguments},
+            "openai": {"tool_calls": [{"type": "function",
+                                       "function": {"name": "f", "arguments": arguments}}]},
+            "gemini": {"name": "f", "args": arguments}}[fmt]
+    body = json.dumps(call, ensure_ascii=False)
+    at = min(at, len(body))
+    body = {"cut": body[:at], "insert": body[:at] + "x" + body[at:],
+            "twice": body + "\n" + body}.get(damage, body)
+    text = f"Run: {body} and [1, 2] or {{}} done"
+    whole = parse_tool_calls(text, fmt)
+    streamed = parse_in_chunks(text, fmt, sizes)
+    assert streamed.invocations == whole.invocations
+    assert streamed.errors == whole.errors
+    assert streamed.text == whole.text
+    if damage == "none":
+        assert calls(whole) == [("f", arguments)]
