@@ -282,7 +282,7 @@ def test_only_the_agent_drives_the_turn_machine():
     assert not importers, f"modules outside agent/ importing the turn machine: {importers}"
     in_agent = sorted(module.removeprefix("autobyteus_like.").replace(".", "/") + ".py"
                       for target, module in ALL_ARROWS["agent"] if target == "handlers")
-    builders = {"agent/_agent.py",  # the facade gives each actor the default handlers
+    builders = {"agent/_assembly.py",  # gives each actor the default handlers
                 "agent/_turn_checks.py"}  # picks an agent's turn checks from its config
     assert set(in_agent) <= TURN_MACHINE_IN_AGENT | builders, in_agent
 

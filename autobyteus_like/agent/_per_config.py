@@ -1,4 +1,5 @@
-"""What every agent built from one config shares: its format and its rendered system prompt.
+"""What every agent built from one config shares: its format, its rendered system prompt, and
+whatever else its builders keep with it (``shared``: the handler registry).
 
 A config is frozen, so what follows from it alone is worked out once, by the first agent that
 needs it, and kept while the config lives (a weak reference: a dropped config takes its entry
@@ -9,7 +10,8 @@ objects, compared by identity), a few per config.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from autobyteus_like.agent._member_format import member_format
 from autobyteus_like.formats import FormatRegistry, ToolFormat
@@ -21,13 +23,14 @@ if TYPE_CHECKING:
     from autobyteus_like.formatters._base import ToolFormatter
     from autobyteus_like.tools._registry import ToolRegistry
 
-__all__ = ["PromptedAgent", "config_format", "config_prompt"]
+__all__ = ["Prompt", "config_format", "config_prompt", "shared"]
 
 _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
              "call is for. Calls without it are rejected.")
 _PROMPTS_KEPT = 8  # tool sets per config (a tool source whose tools change makes new ones)
 
 Prompt = tuple[str, "tuple[str, str] | None"]
+T = TypeVar("T")
 _derived: dict[int, tuple[weakref.ref[Any], dict[Any, Any]]] = {}
 
 
@@ -44,6 +47,16 @@ def _entry(config: AgentConfig) -> dict[Any, Any]:
     entry: dict[Any, Any] = {}
     _derived[key] = (weakref.ref(config, forget), entry)
     return entry
+
+
+def shared(config: AgentConfig, key: str, make: Callable[[AgentConfig], T]) -> T:
+    """``make(config)``, made once per config and kept with it under ``key``."""
+    entry = _entry(config)
+    try:
+        return entry[key]  # type: ignore[no-any-return]
+    except KeyError:
+        found = entry[key] = make(config)
+        return found
 
 
 def config_format(config: AgentConfig, formats: FormatRegistry | None) -> ToolFormat:
@@ -78,42 +91,3 @@ def config_prompt(config: AgentConfig, tools: ToolRegistry, formatter: ToolForma
         prompts.clear()
     prompts[key] = (formatter, definitions, made)  # the objects kept: their ids stay theirs
     return made
-
-
-class PromptedAgent:
-    """An agent's ``system_prompt``, rendered when first read (``config_prompt``); ``_prompt``
-    is set back to None whenever its tools change."""
-
-    config: AgentConfig
-    tools: ToolRegistry
-    format: ToolFormat
-    _prompt: Prompt | None
-    _fetched_prompt: str | None = None  # ``config.prompt``'s text, from its MCP server
-
-    @property
-    def system_prompt(self) -> str:
-        """The system prompt, the tools taught in the agent's format."""
-        return self._prompted()[0]
-
-    @system_prompt.setter
-    def system_prompt(self, prompt: str) -> None:
-        self._prompt = (prompt, self._prompted()[1])
-
-    def _prompted(self) -> Prompt:
-        prompted = self._prompt
-        if prompted is None:
-            config = self.config
-            if config.prompt is not None:  # an MCP server's, fetched once per agent
-                fetched = getattr(self, "_fetched_prompt", None)
-                if fetched is None:
-                    fetched = config.prompt.text(getattr(self, "_sources", ()))
-                    self._fetched_prompt = fetched
-                config = config.model_copy(update={"system_prompt": f"{fetched}\n\n{{{{tools}}}}",
-                                                   "prompt": None})
-            prompted = self._prompt = config_prompt(config, self.tools, self.format.formatter)
-        return prompted
-
-    @property
-    def _demonstration(self) -> tuple[str, str] | None:
-        """The compact manifest's example exchange (None under the full manifest)."""
-        return self._prompted()[1]
