@@ -55,7 +55,7 @@ module (``errors.py``, ``cli/_main.py``) counts as a package of its own, and so 
 RUN_TIME_IMPORTS: dict[str, set[str]] = {
     "formats/_registry.py": {"formatters", "parsers"},  # each format's pair, by name
     "runtime/_ray_mcp_guard.py": {"mcp"},  # mcp/_process_sweep.py, by path, in a bare process
-    "agent/_config.py": set(),  # the module of a type named in a config (the user's)
+    "agent/_config_values.py": set(),  # the module of a type named in a config (the user's)
     "cli/_tools.py": set(),  # the user's --tools module or file
     "evals/_suite.py": {"evals"},  # an eval suite's tools: the built-in ones, or the user's
     "llm/_provider_setup.py": set(),  # a provider's SDK

@@ -24,8 +24,8 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.agent._actor import AgentActor
+from autobyteus_like.agent._config_entries import shared
 from autobyteus_like.agent._member_llm import keep_formats_in
-from autobyteus_like.agent._per_config import shared
 from autobyteus_like.agent._run_hooks import session_writer, usage_and_tracing_hooks
 from autobyteus_like.agent._session_usage import SessionUsage
 from autobyteus_like.agent._working_memory import WorkingSetOwner, working_set_processors
