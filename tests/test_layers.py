@@ -55,7 +55,7 @@ module (``errors.py``, ``cli/_main.py``) counts as a package of its own, and so 
 RUN_TIME_IMPORTS: dict[str, set[str]] = {
     "formats/_registry.py": {"formatters", "parsers"},  # each format's pair, by name
     "runtime/_ray_mcp_guard.py": {"mcp"},  # mcp/_process_sweep.py, by path, in a bare process
-    "agent/_config.py": set(),  # the module of a type named in a config (the user's)
+    "agent/_config_values.py": set(),  # the module of a type named in a config (the user's)
     "cli/_tools.py": set(),  # the user's --tools module or file
     "evals/_suite.py": {"evals"},  # an eval suite's tools: the built-in ones, or the user's
     "llm/_provider_setup.py": set(),  # a provider's SDK
@@ -282,7 +282,7 @@ def test_only_the_agent_drives_the_turn_machine():
     assert not importers, f"modules outside agent/ importing the turn machine: {importers}"
     in_agent = sorted(module.removeprefix("autobyteus_like.").replace(".", "/") + ".py"
                       for target, module in ALL_ARROWS["agent"] if target == "handlers")
-    builders = {"agent/_agent.py",  # the facade gives each actor the default handlers
+    builders = {"agent/_assembly.py",  # gives each actor the default handlers
                 "agent/_turn_checks.py"}  # picks an agent's turn checks from its config
     assert set(in_agent) <= TURN_MACHINE_IN_AGENT | builders, in_agent
 

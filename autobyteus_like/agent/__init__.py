@@ -4,9 +4,10 @@ drives the turn machine in ``handlers``), its services (the LLM worker, the tool
 hand-offs), what is published (redaction), the session log, the hooks of a run, the replies
 a member owes (``member_replies``: one wording for every runtime), side requests (a model
 asked aside from the conversation, counted like the agent's own: ``SideRequests``), the
-working set (``memory.advise``), and the embedding facade
-``Agent`` (resuming through ``agent_resume``), which sees its actor's state only as values
-(a ``TurnSnapshot``, the conversation), never its context."""
+working set (``memory.advise``), and the embedding facade ``Agent``, composed of held parts
+(toolbox, actor line, conversation, requests, unfinished turns) and put together when a run
+starts by ``_assembly``; it sees its actor's state only as values (a ``TurnSnapshot``, the
+conversation), never its context."""
 
 from autobyteus_like.agent._actor import AgentActor
 from autobyteus_like.agent._agent import Agent

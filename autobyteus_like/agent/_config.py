@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from autobyteus_like._config_problems import ConfigModel
+from autobyteus_like.agent._config_entries import carry, shared
+from autobyteus_like.agent._config_values import import_type, llm_spec, output_spec_of
 from autobyteus_like.agent._member_llm import AUTO_FORMAT, member_llm, native_by_default
 from autobyteus_like.agent._prompt_ref import MCPPromptRef, check_prompt_data
 from autobyteus_like.errors import ToolDeclarationError, UnknownToolError
@@ -198,14 +198,12 @@ class AgentConfig(ConfigModel):
     ``user`` (only the user's messages), ``last:N`` (the last N turns) or ``summary`` (a
     summary the caller's model makes; the whole conversation if that fails)."""
 
-    _output: OutputSpec | None = PrivateAttr(default=None)
-
     @field_validator("output_type", mode="before")
     @classmethod
     def _output_type_by_name(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, str):  # looked for where --tools looks, and beside the team file
             context = info.context if isinstance(info.context, dict) else {}
-            return _import_type(value, context.get(TYPE_FOLDERS, ()))
+            return import_type(value, context.get(TYPE_FOLDERS, ()))
         return value
 
     @field_validator("history")
@@ -223,18 +221,23 @@ class AgentConfig(ConfigModel):
         if self.output_type is not None and self.output_schema is not None:
             raise ValueError("give output_type or output_schema, not both")
         if self.output_type is not None or self.output_schema is not None:
-            from autobyteus_like.output._spec import OutputSpec
-
             try:
-                self._output = OutputSpec(self.output_type, schema=self.output_schema,
-                                          validators=self.output_validators)
+                self.output_spec()  # made now, kept with the config
             except Exception as exc:  # a type pydantic cannot describe, a bad schema
                 raise ValueError(f"output_type: {exc}") from None
         return self
 
+    def __copy__(self) -> AgentConfig:  # ``model_copy``: the answer's spec goes with the copy
+        copied = super().__copy__()
+        carry(self, copied, "output")
+        return copied
+
     def output_spec(self) -> OutputSpec | None:
-        """The final answer's type and its ``final_result`` tool (None: a text answer)."""
-        return self._output
+        """The final answer's type and its ``final_result`` tool (None: a text answer), made
+        once per config (no private attribute: a config without one is built faster)."""
+        if self.output_type is None and self.output_schema is None:
+            return None
+        return shared(self, "output", output_spec_of)
 
     def sandbox_for(self, tool_name: str) -> SandboxPolicy:
         """The sandbox that applies to one tool."""
@@ -253,7 +256,7 @@ class AgentConfig(ConfigModel):
         if isinstance(value, list):
             value = LLMSpec.from_list(value)
         if isinstance(value, dict):
-            value = LLMSpec.model_validate(value)
+            value = llm_spec(value)
         if isinstance(value, LLMSpec):
             return value.build() if value.offline else value
         if not isinstance(value, LLM):
@@ -344,40 +347,6 @@ class AgentConfig(ConfigModel):
                 raise UnknownToolError(item, named.names() if named else [],
                                        where=f"agent {self.name!r}", listing=_listing(named))
         return registry
-
-
-def _import_type(reference: str, folders: Sequence[Path] = ()) -> Any:
-    """``module:Name`` (or ``module.Name``) as the type it names, the module looked for in the
-    current folder, then in ``folders`` (the team file's), then on the Python path. Importing
-    the module runs it, as importing a tools file does: name only modules you trust."""
-    import importlib
-    import os
-    import sys
-
-    module, colon, name = reference.partition(":")
-    if not colon:
-        module, _, name = reference.rpartition(".")
-    if not module or not name:
-        raise ValueError(f"write the type as 'module:Name', got {reference!r}")
-    places = list(dict.fromkeys([os.getcwd(), *(str(folder) for folder in folders)]))
-    added = [place for place in places if place not in sys.path]
-    sys.path[:0] = added
-    try:
-        found = importlib.import_module(module)
-    except ImportError as exc:
-        raise ValueError(f"cannot import {module!r} for {reference!r}: {exc} (looked in "
-                         f"{', '.join(places)} and on the Python path)") from None
-    finally:
-        for place in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(place)
-    for part in name.split("."):
-        if not hasattr(found, part):
-            raise ValueError(f"{module!r} has no {name!r}")
-        found = getattr(found, part)
-    if not isinstance(found, type) and get_origin(found) is None:
-        raise ValueError(f"{reference!r} is a {type(found).__name__}, not a type")
-    return found
 
 
 def _is_pattern(name: str) -> bool:

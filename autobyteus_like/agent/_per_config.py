@@ -1,16 +1,16 @@
-"""What every agent built from one config shares: its format and its rendered system prompt.
+"""What every agent built from one config shares: its format and its rendered system prompt
+(kept with the config: ``_config_entries``, as the handler registry and the answer's spec are).
 
 A config is frozen, so what follows from it alone is worked out once, by the first agent that
-needs it, and kept while the config lives (a weak reference: a dropped config takes its entry
-with it). A prompt depends on the tools too, so it is kept per formatter and tool set (the same
-objects, compared by identity), a few per config.
+needs it, and kept while the config lives. A prompt depends on the tools too, so it is kept
+per formatter and tool set (the same objects, compared by identity), a few per config.
 """
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
+from autobyteus_like.agent._config_entries import entry
 from autobyteus_like.agent._member_format import member_format
 from autobyteus_like.formats import FormatRegistry, ToolFormat
 from autobyteus_like.formatters._manifest import demonstration, render_system_prompt
@@ -21,39 +21,23 @@ if TYPE_CHECKING:
     from autobyteus_like.formatters._base import ToolFormatter
     from autobyteus_like.tools._registry import ToolRegistry
 
-__all__ = ["PromptedAgent", "config_format", "config_prompt"]
+__all__ = ["Prompt", "config_format", "config_prompt"]
 
 _WHY_RULE = ("\n\nEvery tool call must include a `why` argument: one sentence saying what the "
              "call is for. Calls without it are rejected.")
 _PROMPTS_KEPT = 8  # tool sets per config (a tool source whose tools change makes new ones)
 
 Prompt = tuple[str, "tuple[str, str] | None"]
-_derived: dict[int, tuple[weakref.ref[Any], dict[Any, Any]]] = {}
-
-
-def _entry(config: AgentConfig) -> dict[Any, Any]:
-    key = id(config)
-    found = _derived.get(key)
-    if found is not None and found[0]() is config:
-        return found[1]
-
-    def forget(ref: weakref.ref[Any], key: int = key) -> None:
-        if _derived.get(key, (None,))[0] is ref:  # not a later config at the same address
-            _derived.pop(key, None)
-
-    entry: dict[Any, Any] = {}
-    _derived[key] = (weakref.ref(config, forget), entry)
-    return entry
 
 
 def config_format(config: AgentConfig, formats: FormatRegistry | None) -> ToolFormat:
     """The agent's format under its call rules (shared when the built-in formats are used)."""
     if formats is not None:
         return member_format(formats.get(config.resolved_format()), config.call_rules())
-    entry = _entry(config)
-    found: ToolFormat | None = entry.get("format")
+    kept = entry(config)
+    found: ToolFormat | None = kept.get("format")
     if found is None:
-        found = entry["format"] = member_format(FormatRegistry().get(config.resolved_format()),
+        found = kept["format"] = member_format(FormatRegistry().get(config.resolved_format()),
                                                 config.call_rules())
     return found
 
@@ -63,7 +47,7 @@ def config_prompt(config: AgentConfig, tools: ToolRegistry, formatter: ToolForma
     manifest's demonstration (None under the full manifest)."""
     definitions = tuple(tools)
     key = (id(formatter), tuple(id(definition) for definition in definitions))
-    prompts: dict[Any, Any] = _entry(config).setdefault("prompts", {})
+    prompts: dict[Any, Any] = entry(config).setdefault("prompts", {})
     found = prompts.get(key)
     if found is not None and found[0] is formatter and all(
             mine is theirs for mine, theirs in zip(found[1], definitions, strict=True)):
@@ -78,42 +62,3 @@ def config_prompt(config: AgentConfig, tools: ToolRegistry, formatter: ToolForma
         prompts.clear()
     prompts[key] = (formatter, definitions, made)  # the objects kept: their ids stay theirs
     return made
-
-
-class PromptedAgent:
-    """An agent's ``system_prompt``, rendered when first read (``config_prompt``); ``_prompt``
-    is set back to None whenever its tools change."""
-
-    config: AgentConfig
-    tools: ToolRegistry
-    format: ToolFormat
-    _prompt: Prompt | None
-    _fetched_prompt: str | None = None  # ``config.prompt``'s text, from its MCP server
-
-    @property
-    def system_prompt(self) -> str:
-        """The system prompt, the tools taught in the agent's format."""
-        return self._prompted()[0]
-
-    @system_prompt.setter
-    def system_prompt(self, prompt: str) -> None:
-        self._prompt = (prompt, self._prompted()[1])
-
-    def _prompted(self) -> Prompt:
-        prompted = self._prompt
-        if prompted is None:
-            config = self.config
-            if config.prompt is not None:  # an MCP server's, fetched once per agent
-                fetched = getattr(self, "_fetched_prompt", None)
-                if fetched is None:
-                    fetched = config.prompt.text(getattr(self, "_sources", ()))
-                    self._fetched_prompt = fetched
-                config = config.model_copy(update={"system_prompt": f"{fetched}\n\n{{{{tools}}}}",
-                                                   "prompt": None})
-            prompted = self._prompt = config_prompt(config, self.tools, self.format.formatter)
-        return prompted
-
-    @property
-    def _demonstration(self) -> tuple[str, str] | None:
-        """The compact manifest's example exchange (None under the full manifest)."""
-        return self._prompted()[1]

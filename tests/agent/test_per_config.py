@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from autobyteus_like import Agent, AgentConfig, ScriptedLLM, ToolRegistry, tool
-from autobyteus_like.agent import _per_config
+from autobyteus_like.agent import _config_entries
 
 
 @tool
@@ -56,7 +56,7 @@ def test_a_dropped_config_takes_its_entry_with_it() -> None:
     config = _config()
     assert Agent(config).system_prompt
     key = id(config)
-    assert key in _per_config._derived
+    assert key in _config_entries._derived
     del config
     gc.collect()
-    assert key not in _per_config._derived
+    assert key not in _config_entries._derived
