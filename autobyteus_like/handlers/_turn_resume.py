@@ -29,6 +29,7 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.handlers._context import AgentContext, TurnState
+from autobyteus_like.handlers._results_message import results_message
 from autobyteus_like.handlers._scheduling import TurnSchedule
 from autobyteus_like.handlers._turn_steps import (
     advance,
@@ -194,11 +195,6 @@ def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> 
                 turn.schedule.finish(call.invocation.id, result)
                 ctx.hooks.call_finished(turn, slot)
             results.append(result)
-        invocations = [call.invocation for call in snapshot.calls]
-        if ctx.native:
-            ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
-        else:
-            ctx.messages.append(Message("user", ctx.format.formatter.render_results(
-                list(zip(invocations, results, strict=True))), tool_results=tuple(results),
-                images=tuple(i for result in results for i in result.images)))
+        ctx.messages.append(results_message(
+            ctx.format, [call.invocation for call in snapshot.calls], results))
     complete_turn(ctx, "", reason)

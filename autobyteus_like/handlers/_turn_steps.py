@@ -29,6 +29,7 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.handlers._context import AgentContext, TurnState
+from autobyteus_like.handlers._results_message import results_message
 from autobyteus_like.handlers._scheduling import Slot, TurnSchedule
 from autobyteus_like.handlers._turn_verdict import TurnVerdict
 from autobyteus_like.hooks._culprit import hook_failure
@@ -276,15 +277,7 @@ def advance(ctx: AgentContext) -> None:
 
 def _add_results(ctx: AgentContext, schedule: TurnSchedule) -> None:
     """The response's results, in invocation order, as the conversation's next message."""
-    results = schedule.results()
-    if ctx.native:
-        ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
-    else:
-        rendered = ctx.format.formatter.render_results(list(zip(schedule.invocations(), results,
-                                                                strict=True)))
-        images = tuple(image for result in results for image in result.images)
-        ctx.messages.append(Message("user", rendered, tool_results=tuple(results),
-                                    images=images))  # each image named in the text
+    ctx.messages.append(results_message(ctx.format, schedule.invocations(), schedule.results()))
 
 
 def _follow(ctx: AgentContext, verdict: TurnVerdict) -> None:
