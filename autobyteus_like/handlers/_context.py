@@ -1,11 +1,10 @@
 """AgentContext: one agent's state, which its event handlers read and change.
 
 Only the agent's actor thread touches it, and only the turn machine (``handlers/`` and the
-agent's actor) imports it: everything else sees a turn through the hooks (``hooks``). Blocking
-work is handed to services the actor injects (``stream_llm``, ``run_tool``), which answer with
-events through the actor's mailbox; ``end_run`` is the actor's service that stops the run's work
-when a verdict ends it. What a turn does step by step is in ``turn_steps``; which calls may run
-when, in ``scheduling``.
+agent's actor) imports it: everything else sees a turn through the hooks (``hooks``). It holds
+no callables of the actor: a step yields effects (``effects``: emit an event, stream the LLM,
+run a tool, reply, end the run) which the actor carries out. What a turn does step by step is
+in ``turn_steps``; which calls may run when, in ``scheduling``.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from loguru import logger
-from pydantic import BaseModel
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -30,12 +28,11 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import NATIVE, ToolFormat
 from autobyteus_like.handlers._scheduling import Slot, SlotState, TurnSchedule
 from autobyteus_like.hooks._protocol import AgentHooks
-from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.llm._messages import Message
 from autobyteus_like.parsers._base import FormatParser
 from autobyteus_like.parsers._call_builder import CallBuilder
 from autobyteus_like.parsers._parse_events import ParseErrorInfo
-from autobyteus_like.tools._context import CancelFlag, SideLLM, ToolContext, WorkingSetView
-from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._context import CancelFlag, SideLLM, WorkingSetView
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools._registry import ToolRegistry
@@ -104,10 +101,6 @@ class TurnState:
         return iter(self.schedule)
 
 
-def _no_end(error: UsageLimitExceededError) -> None:
-    raise error
-
-
 class AgentContext:
     """The agent's conversation, current turn and services."""
 
@@ -116,14 +109,9 @@ class AgentContext:
         config: TurnSettings,
         tools: ToolRegistry,
         tool_format: ToolFormat,
-        stream_llm: Callable[[int, LLMRequest], None],
-        run_tool: Callable[
-            [ToolInvocation, ToolDefinition, float | None, ToolContext, BaseModel | None], None
-        ],
         system_prompt: str,
         wanted: Callable[[type[AgentEvent]], bool] = lambda _: True,
         hooks: AgentHooks | None = None,
-        end_run: Callable[[UsageLimitExceededError], None] = _no_end,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -140,19 +128,12 @@ class AgentContext:
         self.status = AgentStatus.IDLE
         self.turn: TurnState | None = None
         self.waiting: deque[UserMessageReceived | ConversationReset] = deque()
-        self.outbox: deque[AgentEvent] = deque()
-        self.afterwards: list[Callable[[], None]] = []
-        """Run by the actor once every event of the current message is published."""
-        self.stream_llm = stream_llm
-        self.run_tool = run_tool
         self.wants = wanted
         """Whether anyone takes events of a type (a subscriber, a handler): informational
         events are built only when it says so."""
         self.requests = 0
         self.hooks = hooks if hooks is not None else AgentHooks()
         """Everything that watches or persists the turn (called at every step)."""
-        self.end_run = end_run
-        """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
         self.side_llm: SideLLM | None = None
         self.working_set: WorkingSetView | None = None
         """A tool's ways to the agent's model and working set (``ToolContext``)."""
@@ -164,18 +145,14 @@ class AgentContext:
         self.run_stopped = CancelFlag()
         """Set (from any thread) once a stop of this run is acknowledged: no call starts."""
 
-    def emit(self, event: AgentEvent) -> None:
-        """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""
-        self.outbox.append(event)
-
-    def set_status(self, status: AgentStatus) -> None:
-        """Change the status, announcing it once."""
+    def set_status(self, status: AgentStatus) -> Iterator[AgentStatusChanged]:
+        """Change the status; the event announcing it (once, when someone takes it)."""
         if status is not self.status:
             self.status = status
             if self.wants(AgentStatusChanged):
-                self.outbox.append(AgentStatusChanged(agent=self.name, status=status))
+                yield AgentStatusChanged(agent=self.name, status=status)
 
-    def report_error(self, message: str, error_type: str) -> None:
-        """Announce a problem without stopping the agent."""
+    def problem(self, message: str, error_type: str) -> AgentErrorOccurred:
+        """The event announcing a problem that does not stop the agent (logged here)."""
         logger.warning("agent {}: {}", self.name, message)
-        self.emit(AgentErrorOccurred(agent=self.name, message=message, error_type=error_type))
+        return AgentErrorOccurred(agent=self.name, message=message, error_type=error_type)
