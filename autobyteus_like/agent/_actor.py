@@ -62,6 +62,7 @@ from autobyteus_like.events import (
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers._context import AgentContext
 from autobyteus_like.handlers._effects import Effect, EndRun, Reply, RunTool, StreamLLM
+from autobyteus_like.handlers._environment import TurnEnvironment
 from autobyteus_like.handlers._registry import HandlerRegistry
 from autobyteus_like.handlers._run_end import end_run, refuse
 from autobyteus_like.handlers._scheduling import SlotState
@@ -124,25 +125,26 @@ class AgentActor(FastInboxActor):
         self._taken = frozenset(self._handlers)
         """Event types a handler takes whether or not anyone subscribes."""
         services = self._services
-        self.ctx = AgentContext(config, tools, tool_format, system_prompt)
+        log = (SessionLogHooks(SessionLog(config.session_log, config.name,
+                                          config.session_log_format), self._report)
+               if config.session_log is not None else None)
+        env = TurnEnvironment(
+            config, tools, tool_format, system_prompt,
+            hooks=compose([*hooks, log, *config.hooks]),
+            turn_checks=turn_checks(config),  # retry budgets, typed output
+            # a tool's own requests, counted like the agent's
+            side_llm=SideRequests(config.name, config.llm, self.actor_ref, services.cancel)
+            if isinstance(config.llm, LLM) else None,
+            working_set=working_set, session=session)  # each call's key names the session
+        self.ctx = AgentContext(env)
         services.ctx = self.ctx
         if run_stopped is not None:  # set by the Agent when a stop is acknowledged
             self.ctx.run_stopped = run_stopped
         publisher.watch(self._listened)  # sets ctx.wants now and whenever subscribers change
-        log = (SessionLogHooks(SessionLog(config.session_log, config.name,
-                                          config.session_log_format), self._report)
-               if config.session_log is not None else None)
-        self.ctx.hooks = compose([*hooks, log, *config.hooks])
-        services.use_hooks(self.ctx.hooks)  # the wrapping hooks, around requests and calls
+        services.use_hooks(env.hooks)  # the wrapping hooks, around requests and calls
         services.runner.unstarted = self._timed_out_unstarted
-        self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
-        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
-            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
-                                             services.cancel)
-        self.ctx.working_set = working_set
-        self.ctx.session = session  # each call's idempotency key names it
         try:
-            self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
+            self.ctx.env.hooks.run_started(self._limit_crossed)  # a teammate may end the run
         except Exception as exc:  # nothing has started to fail: said, and the agent goes on
             self._report(f"the start of the run could not be recorded ({hook_failure(exc)})",
                          type(exc).__name__)
@@ -188,7 +190,7 @@ class AgentActor(FastInboxActor):
             self._deadlines.fire_due()  # their TIMEOUT results come as the next messages
             return None
         elif isinstance(message, ConversationQuery):
-            return self.ctx.system_prompt, tuple(self.ctx.messages)
+            return self.ctx.env.system_prompt, tuple(self.ctx.messages)
         elif isinstance(message, HandOver):
             from autobyteus_like.handlers._turn_resume import conversation_snapshot
 
@@ -200,7 +202,7 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, ResumeTurns):
             self._resume(message)
         elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
-            return message.run(self.ctx.hooks, self.ctx.turn)
+            return message.run(self.ctx.env.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None
@@ -360,7 +362,7 @@ class AgentActor(FastInboxActor):
         while self._outbox:
             self._publisher.publish(self._outbox.popleft())
         try:
-            self.ctx.hooks.close()
+            self.ctx.env.hooks.close()
         except Exception as exc:
             logger.warning("agent {}: a hook failed to close: {}", self.ctx.name,
                            hook_failure(exc))

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from autobyteus_like.agent._llm_worker import LLMWorker
 from autobyteus_like.agent._tool_runner import ToolRunner
-from autobyteus_like.formats import NATIVE
 from autobyteus_like.handlers._effects import RunTool, StreamLLM
 from autobyteus_like.hooks import AgentHooks, CallKind
 from autobyteus_like.hooks._wrapping import wrappers
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._cancellation import Cancellation
 from autobyteus_like.llm._messages import LLMRequest
-from autobyteus_like.parsers._call_builder import CallBuilder
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._actor_messages import ToolsRefreshed
@@ -87,12 +86,12 @@ class TurnServices:
         and the request about to be sent all take them."""
         self.refreshed = None
         assert ctx.turn is not None
-        ctx.tools, ctx.system_prompt = refreshed.tools, refreshed.system_prompt
-        ctx.native_calls = CallBuilder(NATIVE, ctx.tools, ctx.ids)
-        ctx.turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
-        self._publication.use(ctx.tools)
-        return LLMRequest(ctx.system_prompt, request.messages,
-                          tuple(ctx.tools) if ctx.native else ())
+        env = replace(ctx.env, tools=refreshed.tools, system_prompt=refreshed.system_prompt)
+        ctx.use(env)
+        ctx.turn.parser = env.format.parser_factory(env.tools, ctx.ids)
+        self._publication.use(env.tools)
+        return LLMRequest(env.system_prompt, request.messages,
+                          tuple(env.tools) if env.native else ())
 
     def run_tool(self, effect: RunTool) -> None:
         """Queue the call for the tool runner, which runs the tool's body."""

@@ -67,7 +67,7 @@ class LLMResponseHandler:
             for native in event.tool_calls:
                 yield from self._native(native, ctx, turn)
         elif isinstance(event, LLMResponseCompleted):
-            ctx.hooks.response_received(turn, event)
+            ctx.env.hooks.response_received(turn, event)
             if (over := run_over(ctx)) is not None:
                 yield over  # a token or cost limit crossed: the response is not used
                 return
@@ -90,7 +90,7 @@ class LLMResponseHandler:
             ctx.messages.append(Message("assistant", content,
                                         tool_calls=turn.schedule.invocations(),
                                         carried=event.carried))
-            ctx.hooks.response_completed(turn, ctx.messages)  # before any call is asked about
+            ctx.env.hooks.response_completed(turn, ctx.messages)  # before any call is asked about
             deferred, turn.deferred = turn.deferred, []
             for invocation in deferred:
                 yield PendingToolInvocation(agent=ctx.name, invocation=invocation)
@@ -98,7 +98,7 @@ class LLMResponseHandler:
             yield from start_ready_calls(ctx)
             yield from advance(ctx)  # (nothing when the calls started ended the run)
         elif isinstance(event, LLMRequestFailed):
-            ctx.hooks.request_failed(turn, event)
+            ctx.env.hooks.request_failed(turn, event)
             yield from complete_turn(ctx, "", f"the LLM call failed: {event.error_type}: "
                                               f"{event.error}")
 
@@ -145,11 +145,11 @@ class LLMResponseHandler:
     def _call(invocation: ToolInvocation, ctx: AgentContext) -> Effects:
         turn = ctx.turn
         assert turn is not None
-        slot = turn.schedule.add(invocation, ctx.tools.find(invocation.name))
-        ctx.hooks.call_parsed(turn, slot)
+        slot = turn.schedule.add(invocation, ctx.env.tools.find(invocation.name))
+        ctx.env.hooks.call_parsed(turn, slot)
         if ctx.wants(ToolCallParsed):
             yield ToolCallParsed(agent=ctx.name, invocation=invocation)
-        if ctx.hooks.admit_early(turn, slot):  # (the session writer: once it is stored)
+        if ctx.env.hooks.admit_early(turn, slot):  # (the session writer: once it is stored)
             yield PendingToolInvocation(agent=ctx.name, invocation=invocation)
         else:
             turn.deferred.append(invocation)
@@ -166,7 +166,7 @@ class LLMResponseHandler:
         )
         turn = ctx.turn
         assert turn is not None
-        turn.schedule.add(placeholder, ctx.tools.find(name))  # PENDING until its result arrives
+        turn.schedule.add(placeholder, ctx.env.tools.find(name))  # PENDING until its result arrives
         return placeholder
 
     @staticmethod
@@ -185,7 +185,7 @@ class LLMResponseHandler:
             suggestion = "call the tool again with a JSON object of arguments"
         turn = ctx.turn
         assert turn is not None
-        ctx.hooks.call_unreadable(turn, error, placeholder.id)
+        ctx.env.hooks.call_unreadable(turn, error, placeholder.id)
         yield ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id)
         result = ToolResult.failure(placeholder, ErrorCode.PARSE_ERROR, error.message,
                                     suggestion=suggestion, started=False)

@@ -27,7 +27,7 @@ def end_run(ctx: AgentContext, error: UsageLimitExceededError) -> Effects:
     """Fail every waiting message and the current turn with ``error`` (no new turn starts).
     A hook that fails to record the end does not keep the run going: it is reported."""
     try:
-        ctx.hooks.run_ended(error)
+        ctx.env.hooks.run_ended(error)
     except Exception as exc:
         yield ctx.problem(f"the end of the run could not be recorded ({hook_failure(exc)})",
                           type(exc).__name__)

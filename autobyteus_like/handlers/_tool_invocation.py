@@ -38,13 +38,13 @@ class ToolInvocationHandler:
         slot = turn.schedule.find(event.invocation.id) if turn else None
         if turn is None or slot is None or slot.state is not SlotState.PENDING:
             return
-        ctx.hooks.call_pending(turn, slot)
+        ctx.env.hooks.call_pending(turn, slot)
         if (over := run_over(ctx)) is not None:
             yield over  # a limit (this agent's or a teammate's) ends the run
             return
         call = slot.invocation
         if slot.tool is None:
-            available = ", ".join(ctx.tools.names()) or "none"
+            available = ", ".join(ctx.env.tools.names()) or "none"
             yield self._fail(ctx, slot, ErrorCode.UNKNOWN_TOOL,
                              f"there is no tool named {call.name!r}",
                              f"use one of the available tools: {available}")
@@ -64,7 +64,7 @@ class ToolInvocationHandler:
                              "hand over once; the member it goes to can hand it on",
                              recoverable=False)
             return
-        config = ctx.config
+        config = ctx.env.config
         if config.require_why and not (call.why and call.why.strip()):
             yield self._fail(ctx, slot, ErrorCode.MISSING_WHY,
                              f"the call to {call.name!r} has no why",
@@ -80,7 +80,7 @@ class ToolInvocationHandler:
             approval_policy=config.approval_policy)
         if needs_approval:
             turn.schedule.await_approval(slot)
-            ctx.hooks.call_waiting(turn, slot)
+            ctx.env.hooks.call_waiting(turn, slot)
             yield ApprovalRequested(agent=ctx.name, invocation=call)
         else:
             turn.schedule.make_ready(slot)
@@ -99,7 +99,7 @@ class ToolInvocationHandler:
             return
         assert turn is not None
         slot.approved = True
-        ctx.hooks.call_approved(turn, slot)
+        ctx.env.hooks.call_approved(turn, slot)
         turn.schedule.make_ready(slot)
         yield from start_ready_calls(ctx)
 

@@ -31,6 +31,6 @@ class ToolResultHandler:
             logger.warning("agent {}: ignoring a stray or duplicate result for {}", ctx.name,
                            result.invocation_id)
             raise StrayEventError(result.invocation_id)
-        ctx.hooks.call_finished(turn, slot)  # stored before the LLM can be sent it
+        ctx.env.hooks.call_finished(turn, slot)  # stored before the LLM can be sent it
         yield from start_ready_calls(ctx)
         yield from advance(ctx)  # (nothing when the calls started ended the run)

@@ -154,15 +154,15 @@ def resume_turns(ctx: AgentContext, snapshot: TurnSnapshot,
                                       turn_id=queued.turn_id, sender=queued.sender,
                                       reply=next(answers, None), mail_id=queued.mail_id)
         else:  # it never began: only its record ends
-            ctx.hooks.turn_ended(TurnState(turn_id=queued.turn_id, reply=None,
-                                           schedule=TurnSchedule(ctx.sequential),
+            ctx.env.hooks.turn_ended(TurnState(turn_id=queued.turn_id, reply=None,
+                                           schedule=TurnSchedule(ctx.env.sequential),
                                            mail_id=queued.mail_id), ctx.messages, "", abandon)
 
 
 def _resume_current(ctx: AgentContext, snapshot: TurnSnapshot, reply: Future[str] | None
                     ) -> Effects:
     assert ctx.turn is None
-    resumed = resumed_turn(snapshot, reply, ctx.tools, ctx.sequential)
+    resumed = resumed_turn(snapshot, reply, ctx.env.tools, ctx.env.sequential)
     turn = ctx.turn = resumed.turn
     if resumed.request_due:
         yield from request_llm(ctx)
@@ -170,7 +170,7 @@ def _resume_current(ctx: AgentContext, snapshot: TurnSnapshot, reply: Future[str
     if resumed.answer is not None:
         yield from complete_turn(ctx, resumed.answer)
         return
-    turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+    turn.parser = ctx.env.format.parser_factory(ctx.env.tools, ctx.ids)
     for result in resumed.results:
         yield ToolResultReceived(agent=ctx.name, result=result)
     for invocation in resumed.pending:
@@ -182,7 +182,7 @@ def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> 
     record = snapshot.current
     assert record is not None
     turn = ctx.turn = TurnState(turn_id=record.turn_id, reply=None,
-                                schedule=TurnSchedule(ctx.sequential), mail_id=record.mail_id,
+                                schedule=TurnSchedule(ctx.env.sequential), mail_id=record.mail_id,
                                 request_no=snapshot.request_no, response_done=True)
     if snapshot.calls is not None:
         results = []
@@ -194,8 +194,8 @@ def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> 
                                            started=call.state is CallState.RUNNING)
                 slot = turn.schedule.add(call.invocation, None)
                 turn.schedule.finish(call.invocation.id, result)
-                ctx.hooks.call_finished(turn, slot)
+                ctx.env.hooks.call_finished(turn, slot)
             results.append(result)
         ctx.messages.append(results_message(
-            ctx.format, [call.invocation for call in snapshot.calls], results))
+            ctx.env.format, [call.invocation for call in snapshot.calls], results))
     yield from complete_turn(ctx, "", reason)

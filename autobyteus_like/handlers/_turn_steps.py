@@ -5,7 +5,7 @@ Each step is a generator of effects (``effects``): it changes the turn's state a
 the actor must do (``StreamLLM``, ``RunTool``, an event to emit, a ``Reply``, ``EndRun``); the
 actor carries each out as it comes.
 
-Every step calls the hooks (``ctx.hooks``) unconditionally, before anything that depends on
+Every step calls the hooks (``ctx.env.hooks``) unconditionally, before anything that depends on
 it; an LLM request and a tool call are claimed from the hooks just before they are made (a
 limit refuses one there: the request is never sent, the call gets a LIMIT result and the run
 ends once the calls already running are done), and released when, claimed, it is then not made
@@ -54,7 +54,7 @@ def opening_text(text: str, sender: str | None) -> str:
 def run_over(ctx: AgentContext) -> EndRun | None:
     """Ask the hooks' verdict: when it ends the run, the ``EndRun`` to yield (the caller then
     does not go on with its step)."""
-    error = ctx.hooks.verdict()
+    error = ctx.env.hooks.verdict()
     return None if error is None else EndRun(error)
 
 
@@ -69,7 +69,7 @@ def not_made(ctx: AgentContext, kinds: Iterable[CallKind]) -> Effects:
                            kind)
             continue
         try:
-            ctx.hooks.release(turn, kind)
+            ctx.env.hooks.release(turn, kind)
         except Exception as exc:  # the work is gone either way: said, never raised here
             yield ctx.problem(f"an unmade {kind} could not be released ({hook_failure(exc)})",
                               type(exc).__name__)
@@ -80,8 +80,8 @@ def start_turn(ctx: AgentContext, message: UserMessageReceived) -> Effects:
     ctx.messages.append(Message("user", opening_text(message.text, message.sender),
                                 images=message.images))
     ctx.turn = TurnState(turn_id=message.turn_id, reply=message.reply,
-                         schedule=TurnSchedule(ctx.sequential), mail_id=message.mail_id)
-    ctx.hooks.turn_started(ctx.turn, ctx.messages)
+                         schedule=TurnSchedule(ctx.env.sequential), mail_id=message.mail_id)
+    ctx.env.hooks.turn_started(ctx.turn, ctx.messages)
     yield from request_llm(ctx)
 
 
@@ -90,7 +90,7 @@ def request_llm(ctx: AgentContext) -> Effects:
     hooks' verdict ends the run."""
     turn = ctx.turn
     assert turn is not None
-    if turn.iterations >= ctx.config.max_iterations:
+    if turn.iterations >= ctx.env.config.max_iterations:
         yield from complete_turn(ctx, "", _iterations_spent(ctx, turn))
         return
     if turn.refused is not None:  # a call was refused by a limit: its run ends here
@@ -99,24 +99,24 @@ def request_llm(ctx: AgentContext) -> Effects:
     if (over := run_over(ctx)) is not None:  # asked before the claim: a request never sent
         yield over  # is not counted (a limit crossed since the last step ends it here)
         return
-    error = ctx.hooks.claim(turn, "llm_calls")
+    error = ctx.env.hooks.claim(turn, "llm_calls")
     if error is not None:
         yield EndRun(error)  # over max_llm_calls: the request is never sent (nor counted)
         return
     ctx.requests += 1
     turn.iterations += 1
     turn.request_no = ctx.requests
-    turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+    turn.parser = ctx.env.format.parser_factory(ctx.env.tools, ctx.ids)
     turn.response, turn.prose, turn.response_done, turn.held = [], [], False, []
     turn.deferred, turn.failed = [], {}
     if len(turn.schedule):  # the last response's calls (a turn's first is already empty)
-        turn.schedule = TurnSchedule(ctx.sequential)
+        turn.schedule = TurnSchedule(ctx.env.sequential)
     try:
-        ctx.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
+        ctx.env.hooks.request_sent(turn, ctx.messages)  # the results it carries are stored first
     except BaseException:
         yield from not_made(ctx, ("llm_calls",))  # never sent: not counted
         raise
-    error = ctx.hooks.verdict()
+    error = ctx.env.hooks.verdict()
     if error is not None:  # a verdict (a teammate's limit, a hook's own) stops it before it
         yield from not_made(ctx, ("llm_calls",))  # goes: not counted
         yield EndRun(error)
@@ -127,8 +127,8 @@ def request_llm(ctx: AgentContext) -> Effects:
             agent=ctx.name, turn_id=turn.turn_id, request_no=turn.request_no,
             iteration=turn.iterations, message_count=len(ctx.messages),
         ))
-    tools = tuple(ctx.tools) if ctx.native else ()
-    yield StreamLLM(turn.request_no, LLMRequest(ctx.system_prompt, tuple(ctx.messages), tools),
+    tools = tuple(ctx.env.tools) if ctx.env.native else ()
+    yield StreamLLM(turn.request_no, LLMRequest(ctx.env.system_prompt, tuple(ctx.messages), tools),
                     turn.turn_id)
 
 
@@ -140,7 +140,7 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
     assert turn is not None
     ctx.turn = None
     try:
-        ctx.hooks.turn_ended(turn, ctx.messages, answer, error)
+        ctx.env.hooks.turn_ended(turn, ctx.messages, answer, error)
     except Exception as exc:  # the turn still ends, and says it was not recorded
         error = (f"{error + '; ' if error else ''}the end of the turn could not be recorded "
                  f"({hook_failure(exc)})")  # names the hook and its point
@@ -172,7 +172,7 @@ def complete_turn(ctx: AgentContext, answer: str, error: str | None = None,
 def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
     """Forget the history (between turns), or start from the one the reset carries (once
     the hooks recorded the reset: one that raises leaves the history as it was)."""
-    ctx.hooks.conversation_reset(reset)
+    ctx.env.hooks.conversation_reset(reset)
     ctx.messages[:] = reset.history  # stored with the next turn
     ctx.ids.restore([call.id for message in reset.history  # a new call never takes the id
                      for call in message.tool_calls])       # of a seeded one
@@ -181,7 +181,7 @@ def reset_conversation(ctx: AgentContext, reset: ConversationReset) -> None:
 def _iterations_spent(ctx: AgentContext, turn: TurnState) -> str:
     """What happened when ``max_iterations`` ends a turn: the LLM still calling tools, or
     asked again because its answer was not accepted (the note it was sent says why)."""
-    spent = f"max_iterations ({ctx.config.max_iterations}) reached"
+    spent = f"max_iterations ({ctx.env.config.max_iterations}) reached"
     if len(turn.schedule) or not ctx.messages:
         return f"{spent}: the LLM was still calling tools; raise max_iterations or simplify " \
                "the task"
@@ -197,7 +197,7 @@ def start_ready_calls(ctx: AgentContext) -> Effects:
     if turn is None or ctx.run_stopped.is_set():  # a stopped run starts nothing
         return
     for slot in turn.schedule.startable():
-        error = ctx.hooks.claim(turn, "tool_calls")
+        error = ctx.env.hooks.claim(turn, "tool_calls")
         if error is None:
             yield from _start(ctx, turn, slot)
         else:  # over max_tool_calls: this call never runs; the model is told, the run ends
@@ -226,16 +226,16 @@ def _start(ctx: AgentContext, turn: TurnState, slot: Slot) -> Effects:
     tool = slot.tool
     assert tool is not None
     try:
-        ctx.hooks.call_running(turn, slot)  # a session writer commits it before it starts
+        ctx.env.hooks.call_running(turn, slot)  # a session writer commits it before it starts
     except BaseException:
         yield from not_made(ctx, ("tool_calls",))  # never started: not counted
         raise
     if ctx.wants(ToolStarted):
         yield ToolStarted(agent=ctx.name, invocation=slot.invocation)
-    timeout = tool.timeout_s if tool.timeout_s is not None else ctx.config.tool_timeout_s
+    timeout = tool.timeout_s if tool.timeout_s is not None else ctx.env.config.tool_timeout_s
     context = ToolContext(agent=ctx.name, invocation_id=slot.invocation.id,
-                          sandbox=ctx.config.sandbox_for(tool.name), side_llm=ctx.side_llm,
-                          working_set=ctx.working_set, session=ctx.session)
+                          sandbox=ctx.env.config.sandbox_for(tool.name), side_llm=ctx.env.side_llm,
+                          working_set=ctx.env.working_set, session=ctx.env.session)
     shown = redact_invocation(slot.invocation, tool) if tool.masked_arguments else slot.invocation
     logger.debug("agent {} runs {}({}) why={!r}", ctx.name, shown.name, shown.arguments,
                  shown.why)
@@ -265,7 +265,7 @@ def advance(ctx: AgentContext) -> Effects:
         over = _only_people_left(turn)
         yield from update_status(ctx) if over is None else (over,)
         return
-    for check in ctx.turn_checks:
+    for check in ctx.env.turn_checks:
         if (verdict := check(ctx)) is not None:
             yield from _follow(ctx, verdict)
             return
@@ -278,7 +278,7 @@ def advance(ctx: AgentContext) -> Effects:
 
 def _add_results(ctx: AgentContext, schedule: TurnSchedule) -> None:
     """The response's results, in invocation order, as the conversation's next message."""
-    ctx.messages.append(results_message(ctx.format, schedule.invocations(), schedule.results()))
+    ctx.messages.append(results_message(ctx.env.format, schedule.invocations(), schedule.results()))
 
 
 def _follow(ctx: AgentContext, verdict: TurnVerdict) -> Effects:

@@ -18,7 +18,7 @@ class UserMessageHandler:
 
     def handle(self, event: AgentEvent, ctx: AgentContext) -> Effects:
         if isinstance(event, ConversationReset):
-            ctx.hooks.reset_received(event, waits=ctx.turn is not None)
+            ctx.env.hooks.reset_received(event, waits=ctx.turn is not None)
             if ctx.turn is not None:
                 ctx.waiting.append(event)
             else:
@@ -30,7 +30,7 @@ class UserMessageHandler:
             yield over
             yield from refuse(event, over.error)
             return
-        ctx.hooks.message_received(event)
+        ctx.env.hooks.message_received(event)
         if ctx.turn is not None:
             ctx.waiting.append(event)
         else:

@@ -5,6 +5,7 @@ request carrying it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from concurrent.futures import Future
 
@@ -27,6 +28,7 @@ from autobyteus_like.formats._registry import builtin_format
 from autobyteus_like.handlers import default_handlers
 from autobyteus_like.handlers._context import AgentContext
 from autobyteus_like.handlers._effects import EndRun, Reply, RunTool, StreamLLM
+from autobyteus_like.handlers._environment import TurnEnvironment
 from autobyteus_like.handlers._results_message import results_message
 from autobyteus_like.handlers._run_end import end_run
 from autobyteus_like.handlers._turn_steps import request_llm, start_turn
@@ -43,8 +45,8 @@ def add(a: int, b: int) -> int:
 def context(hooks: AgentHooks | None = None, max_iterations: int = 5) -> AgentContext:
     config = AgentConfig(name="a", llm=ScriptedLLM([]), tool_format="json",
                          max_iterations=max_iterations)
-    return AgentContext(config, ToolRegistry([add]), builtin_format("json"), "be brief",
-                        hooks=hooks)
+    return AgentContext(TurnEnvironment(config, ToolRegistry([add]), builtin_format("json"),
+                                        "be brief", hooks=hooks or AgentHooks()))
 
 
 def message(text: str, turn_id: int = 1) -> UserMessageReceived:
@@ -85,7 +87,7 @@ def test_one_tool_call_from_the_llms_text_to_its_run_and_back_to_the_next_reques
     back = handle(ctx, ToolResultReceived(agent="a", result=result))
     [again] = of(StreamLLM, back)
     assert again.request_no == 2
-    assert again.request.messages[-1] == results_message(ctx.format, (call,), (result,))
+    assert again.request.messages[-1] == results_message(ctx.env.format, (call,), (result,))
     assert [e.status for e in of(AgentStatusChanged, back)] == [AgentStatus.THINKING]
 
 
@@ -137,3 +139,12 @@ def test_a_result_no_call_waits_for_is_a_stray_and_asks_for_nothing():
     call = ToolInvocation(id="c9", name="add", arguments={"a": 1, "b": 1})
     with pytest.raises(StrayEventError):
         handle(ctx, ToolResultReceived(agent="a", result=ToolResult.success(call, 2)))
+
+
+def test_the_environment_is_frozen_and_a_new_one_is_taken_whole():
+    ctx = context()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.env.system_prompt = "other"  # type: ignore[misc]
+    ctx.use(dataclasses.replace(ctx.env, system_prompt="be thorough"))
+    [stream] = of(StreamLLM, list(start_turn(ctx, message("go"))))
+    assert stream.request.system_prompt == "be thorough"
