@@ -1,11 +1,13 @@
 """AgentActor: the pykka actor that owns one agent's state and handles its events one at a time.
 
 Every event is handed to the handler registered for its type (the turn machine, which calls
-the hooks at each step: a session writer stores it then), then published to subscribers;
-events that handlers emit are processed in FIFO order before the next message. Blocking work
-(LLM streaming, tool bodies) runs on the LLM worker and the tool runner
+the hooks at each step: a session writer stores it then), then published to subscribers. A
+handler returns effects (``handlers/_effects.py``), which ``_carry_out`` carries out as they
+come, the one place that does: events it emits are processed in FIFO order before the next
+message; a ``StreamLLM`` and a ``RunTool`` go to the LLM worker and the tool runner
 (``turn_services``), which answer with events, so this actor is always free for approvals,
-messages and stop. A mailbox message may carry several events (the LLM's last piece of text
+messages and stop; a ``Reply`` answers its caller once the message's events are published; an
+``EndRun`` ends the run. A mailbox message may carry several events (the LLM's last piece of text
 and the end of its response), handled in order as if they had come one by one.
 
 A verdict of the hooks (a usage limit) ends the run here: the work stops (what the hooks
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pykka
@@ -58,6 +61,8 @@ from autobyteus_like.events import (
 )
 from autobyteus_like.formats import ToolFormat
 from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._effects import Effect, EndRun, Reply, RunTool, StreamLLM
+from autobyteus_like.handlers._environment import TurnEnvironment
 from autobyteus_like.handlers._registry import HandlerRegistry
 from autobyteus_like.handlers._run_end import end_run, refuse
 from autobyteus_like.handlers._scheduling import SlotState
@@ -110,34 +115,39 @@ class AgentActor(FastInboxActor):
         inbox.deadlines = self._deadlines
         self._services = TurnServices(config, self._post, threads, self._publication,
                                       self._deadlines)
+        self._outbox: deque[AgentEvent] = deque()
+        """Events to handle and publish, in order, before the next mailbox message."""
+        self._afterwards: list[Reply] = []
+        """Answers given once every event of the current message is published."""
         self._ended: UsageLimitExceededError | None = None
         self._handed_over = False
         """Stopped for a new run: the subscriptions stay open for the next actor."""
         self._taken = frozenset(self._handlers)
         """Event types a handler takes whether or not anyone subscribes."""
         services = self._services
-        self.ctx = AgentContext(config, tools, tool_format, services.stream_llm,
-                                services.run_tool, system_prompt, end_run=self._end_run)
+        log = (SessionLogHooks(SessionLog(config.session_log, config.name,
+                                          config.session_log_format), self._report)
+               if config.session_log is not None else None)
+        env = TurnEnvironment(
+            config, tools, tool_format, system_prompt,
+            hooks=compose([*hooks, log, *config.hooks]),
+            turn_checks=turn_checks(config),  # retry budgets, typed output
+            # a tool's own requests, counted like the agent's
+            side_llm=SideRequests(config.name, config.llm, self.actor_ref, services.cancel)
+            if isinstance(config.llm, LLM) else None,
+            working_set=working_set, session=session)  # each call's key names the session
+        self.ctx = AgentContext(env)
         services.ctx = self.ctx
         if run_stopped is not None:  # set by the Agent when a stop is acknowledged
             self.ctx.run_stopped = run_stopped
         publisher.watch(self._listened)  # sets ctx.wants now and whenever subscribers change
-        log = (SessionLogHooks(SessionLog(config.session_log, config.name,
-                                          config.session_log_format), self.ctx.report_error)
-               if config.session_log is not None else None)
-        self.ctx.hooks = compose([*hooks, log, *config.hooks])
-        services.use_hooks(self.ctx.hooks)  # the wrapping hooks, around requests and calls
-        self.ctx.turn_checks = turn_checks(config)  # retry budgets, typed output
-        if isinstance(config.llm, LLM):  # a tool's own requests, counted like the agent's
-            self.ctx.side_llm = SideRequests(config.name, config.llm, self.actor_ref,
-                                             services.cancel)
-        self.ctx.working_set = working_set
-        self.ctx.session = session  # each call's idempotency key names it
+        services.use_hooks(env.hooks)  # the wrapping hooks, around requests and calls
+        services.runner.unstarted = self._timed_out_unstarted
         try:
-            self.ctx.hooks.run_started(self._limit_crossed)  # a teammate may end the run
+            self.ctx.env.hooks.run_started(self._limit_crossed)  # a teammate may end the run
         except Exception as exc:  # nothing has started to fail: said, and the agent goes on
-            self.ctx.report_error(f"the start of the run could not be recorded "
-                                  f"({hook_failure(exc)})", type(exc).__name__)
+            self._report(f"the start of the run could not be recorded ({hook_failure(exc)})",
+                         type(exc).__name__)
         if snapshot is not None:
             from autobyteus_like.handlers._turn_resume import restore_context
 
@@ -171,7 +181,7 @@ class AgentActor(FastInboxActor):
         return super()._handle_receive(message)
 
     def on_receive(self, message: object) -> object:
-        outbox = self.ctx.outbox
+        outbox = self._outbox
         if isinstance(message, AgentEvent):
             outbox.append(message)
         elif type(message) is tuple and _only_events(message):
@@ -180,7 +190,7 @@ class AgentActor(FastInboxActor):
             self._deadlines.fire_due()  # their TIMEOUT results come as the next messages
             return None
         elif isinstance(message, ConversationQuery):
-            return self.ctx.system_prompt, tuple(self.ctx.messages)
+            return self.ctx.env.system_prompt, tuple(self.ctx.messages)
         elif isinstance(message, HandOver):
             from autobyteus_like.handlers._turn_resume import conversation_snapshot
 
@@ -192,7 +202,7 @@ class AgentActor(FastInboxActor):
         elif isinstance(message, ResumeTurns):
             self._resume(message)
         elif isinstance(message, OnActor):  # a side request's hooks (agent/_side_requests)
-            return message.run(self.ctx.hooks, self.ctx.turn)
+            return message.run(self.ctx.env.hooks, self.ctx.turn)
         else:
             logger.warning("agent {} ignores a non-event message {!r}", self.ctx.name, message)
             return None
@@ -205,7 +215,8 @@ class AgentActor(FastInboxActor):
 
         current = message.snapshot.current
         try:
-            resume_turns(self.ctx, message.snapshot, message.replies, message.abandon)
+            self._carry_out(resume_turns(self.ctx, message.snapshot, message.replies,
+                                         message.abandon))
         except Exception as exc:  # a bug must not leave the turn hanging
             reply = message.replies[0] if message.replies and current is not None else None
             self._handler_failed(UserMessageReceived(
@@ -216,7 +227,7 @@ class AgentActor(FastInboxActor):
         """Handle and publish the events waiting in the outbox, in order; then hand the work
         they queued to its threads."""
         ctx = self.ctx
-        outbox = ctx.outbox
+        outbox = self._outbox
         handlers = self._handlers
         publisher = self._publisher
         held_back: AgentEvent | None = None
@@ -228,13 +239,17 @@ class AgentActor(FastInboxActor):
                     publisher.publish(self._publication.public(event))
                 continue
             if self._ended is not None:  # the run is over: nothing more is handled
-                refuse(ctx, event, self._ended)
+                self._carry_out(refuse(event, self._ended))
             elif type(event) is UsageLimitReached:
-                run_over(ctx)  # a teammate's (or this agent's) limit: the verdict ends it
+                # a teammate's (or this agent's) limit: the verdict ends the run
+                if (over := run_over(ctx)) is not None:
+                    self._end_run(over.error)
             elif (handler := handlers.get(type(event))) is not None:
                 # handled first, so a session writer has stored it when it is shown
                 try:
-                    handler.handle(event, ctx)
+                    effects = handler.handle(event, ctx)
+                    if effects is not None:
+                        self._carry_out(effects)
                 except StrayEventError:  # belongs to no turn: nothing stored it, nobody sees it
                     continue
                 except StoreError as exc:  # not stored: neither shown nor gone on with
@@ -250,10 +265,38 @@ class AgentActor(FastInboxActor):
         services = self._services
         if services.handoffs:
             services.hand_over()
-        if ctx.afterwards:
-            afterwards, ctx.afterwards = ctx.afterwards, []
-            for action in afterwards:
-                action()
+        if self._afterwards:
+            afterwards, self._afterwards = self._afterwards, []
+            for reply in afterwards:
+                reply.give()
+
+    def _carry_out(self, effects: Iterable[Effect]) -> None:
+        """Do what a step asks, in order, each as it comes (a step that goes on after one
+        sees it done): the one place the turn machine's effects are carried out."""
+        outbox = self._outbox
+        services = self._services
+        for effect in effects:
+            if isinstance(effect, AgentEvent):
+                outbox.append(effect)  # handled and published after the current event
+            elif isinstance(effect, RunTool):
+                services.run_tool(effect)  # the tool runner runs its body
+            elif isinstance(effect, StreamLLM):
+                services.stream_llm(effect)  # the LLM worker streams it
+            elif isinstance(effect, Reply):
+                self._afterwards.append(effect)  # once this message's events are out
+            elif isinstance(effect, EndRun):
+                self._end_run(effect.error)
+            else:
+                raise TypeError(f"a handler asked for {effect!r}, which is not an effect "
+                                "(an event, StreamLLM, RunTool, Reply or EndRun)")
+
+    def _report(self, message: str, error_type: str) -> None:
+        """Announce a problem without stopping the agent (after the current event)."""
+        self._outbox.append(self.ctx.problem(message, error_type))
+
+    def _timed_out_unstarted(self) -> None:
+        """A call timed out before its body began (on the agent's thread): never made."""
+        self._carry_out(not_made(self.ctx, ("tool_calls",)))
 
     # -- ending a run, failing a turn ------------------------------------------------------
 
@@ -267,27 +310,26 @@ class AgentActor(FastInboxActor):
         every message (now and later)."""
         if self._ended is None:
             self._ended = error
-            not_made(self.ctx, self._services.stop_work())
-            end_run(self.ctx, error)
+            self._carry_out(not_made(self.ctx, self._services.stop_work()))
+            self._carry_out(end_run(self.ctx, error))
 
     def _handler_failed(self, event: AgentEvent, exc: Exception) -> None:
         logger.opt(exception=exc).error("agent {}: handler for {} failed", self.ctx.name,
                                         type(event).__name__)
         # the turn is over: nothing queued for it starts (nor counts)
-        not_made(self.ctx, self._services.drop_handoffs())
+        self._carry_out(not_made(self.ctx, self._services.drop_handoffs()))
         hook = failing_hook(exc)  # a hook's own failure names the hook and its point
         message = (f"the handler for {type(event).__name__} raised {type(exc).__name__}: {exc}"
                    if hook is None else f"the hook {hook} raised {type(exc).__name__}: {exc} "
                    f"(handling {type(event).__name__})")
         if self.ctx.turn is not None:
-            complete_turn(self.ctx, "", message)
+            self._carry_out(complete_turn(self.ctx, "", message))
         else:
-            self.ctx.report_error(message, type(exc).__name__)
+            self._report(message, type(exc).__name__)
             reply = event.reply if isinstance(event, UserMessageReceived) else None
             if reply is not None and not reply.done():
-                self.ctx.afterwards.append(
-                    lambda: reply.set_exception(AgentTurnError(self.ctx.name, message))
-                )
+                self._afterwards.append(
+                    Reply(reply, error=AgentTurnError(self.ctx.name, message)))
 
     def waiting_approvals(self) -> list[str]:
         """The ids of the calls that wait for a person (asked by ``Agent.approve``)."""
@@ -305,27 +347,27 @@ class AgentActor(FastInboxActor):
         waiting = self.waiting_approvals()
         if decision.invocation_id not in waiting:
             return waiting
-        self.ctx.outbox.append(decision)
+        self._outbox.append(decision)
         self._drain()
         return None
 
     def on_stop(self) -> None:
         self._publisher.unwatch(self._listened)
-        not_made(self.ctx, self._services.stop())
+        self._carry_out(not_made(self.ctx, self._services.stop()))
         pending = [m.reply for m in self.ctx.waiting if isinstance(m, UserMessageReceived)]
         if self.ctx.turn is not None:
             pending.append(self.ctx.turn.reply)
         fail_every(pending, self.ctx.name)
-        self.ctx.set_status(AgentStatus.STOPPED)
-        while self.ctx.outbox:
-            self._publisher.publish(self.ctx.outbox.popleft())
+        self._outbox.extend(self.ctx.set_status(AgentStatus.STOPPED))
+        while self._outbox:
+            self._publisher.publish(self._outbox.popleft())
         try:
-            self.ctx.hooks.close()
+            self.ctx.env.hooks.close()
         except Exception as exc:
             logger.warning("agent {}: a hook failed to close: {}", self.ctx.name,
                            hook_failure(exc))
-        for action in self.ctx.afterwards:
-            action()
+        for reply in self._afterwards:
+            reply.give()
         if not self._handed_over:
             self._publisher.close()
 

@@ -13,23 +13,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from autobyteus_like.agent._llm_worker import LLMWorker
 from autobyteus_like.agent._tool_runner import ToolRunner
-from autobyteus_like.formats import NATIVE
-from autobyteus_like.handlers._turn_steps import not_made
+from autobyteus_like.handlers._effects import RunTool, StreamLLM
 from autobyteus_like.hooks import AgentHooks, CallKind
 from autobyteus_like.hooks._wrapping import wrappers
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._cancellation import Cancellation
 from autobyteus_like.llm._messages import LLMRequest
-from autobyteus_like.parsers._call_builder import CallBuilder
-from autobyteus_like.tools._context import ToolContext
-from autobyteus_like.tools._definition import ToolDefinition
-from autobyteus_like.tools._invocation import ToolInvocation
 
 if TYPE_CHECKING:
     from autobyteus_like.agent._actor_messages import ToolsRefreshed
@@ -69,14 +63,10 @@ class TurnServices:
         """The agent's hooks are fixed: those that wrap a request or a call (none: no chain)."""
         self._request_wrappers = wrappers(hooks, "wrap_model_request")
         self.runner.wrap(wrappers(hooks, "wrap_tool_call"))
-        self.runner.unstarted = self._timed_out_unstarted
 
-    def _timed_out_unstarted(self) -> None:
-        """A call timed out before its body began (on the agent's thread): never made."""
-        if self.ctx is not None:
-            not_made(self.ctx, ("tool_calls",))
-
-    def stream_llm(self, request_no: int, request: LLMRequest) -> None:
+    def stream_llm(self, effect: StreamLLM) -> None:
+        """Queue the request for the LLM worker (started on first use)."""
+        request = effect.request
         ctx = self.ctx
         assert ctx is not None
         turn = ctx.turn
@@ -87,8 +77,8 @@ class TurnServices:
             assert isinstance(llm, LLM), "an agent builds its LLM before its actor starts"
             self.worker = LLMWorker(ctx.name, llm, self._post, self.cancel, self._threads,
                                     self._request_wrappers)
-        turn_id = turn.turn_id if turn is not None else 0
-        self.handoffs.append((self.worker.send, (request_no, request, turn_id), "llm_calls"))
+        self.handoffs.append((self.worker.send, (effect.request_no, request, effect.turn_id),
+                              "llm_calls"))
 
     def _take_tools(self, ctx: AgentContext, refreshed: ToolsRefreshed, request: LLMRequest
                     ) -> LLMRequest:
@@ -96,16 +86,17 @@ class TurnServices:
         and the request about to be sent all take them."""
         self.refreshed = None
         assert ctx.turn is not None
-        ctx.tools, ctx.system_prompt = refreshed.tools, refreshed.system_prompt
-        ctx.native_calls = CallBuilder(NATIVE, ctx.tools, ctx.ids)
-        ctx.turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
-        self._publication.use(ctx.tools)
-        return LLMRequest(ctx.system_prompt, request.messages,
-                          tuple(ctx.tools) if ctx.native else ())
+        env = replace(ctx.env, tools=refreshed.tools, system_prompt=refreshed.system_prompt)
+        ctx.use(env)
+        ctx.turn.parser = env.format.parser_factory(env.tools, ctx.ids)
+        self._publication.use(env.tools)
+        return LLMRequest(env.system_prompt, request.messages,
+                          tuple(env.tools) if env.native else ())
 
-    def run_tool(self, invocation: ToolInvocation, tool: ToolDefinition,
-                 timeout: float | None, context: ToolContext, bound: BaseModel | None) -> None:
-        self.handoffs.append((self.runner.submit, (invocation, tool, timeout, context, bound),
+    def run_tool(self, effect: RunTool) -> None:
+        """Queue the call for the tool runner, which runs the tool's body."""
+        self.handoffs.append((self.runner.submit, (effect.invocation, effect.tool,
+                                                   effect.timeout, effect.context, effect.bound),
                               "tool_calls"))
 
     def hand_over(self) -> None:

@@ -1,5 +1,7 @@
 """The turn machine: one module per event handler, looked up by event type in a per-agent
-registry, and the turn's state (``context``), steps (``turn_steps``), scheduling policy
+registry, and the turn's state (``context``), its frozen environment (``environment``), the
+effects a step yields for the actor to carry out (``effects``), steps (``turn_steps``), the one
+results-to-message function (``results_message``), scheduling policy
 (``scheduling``), the end of a run on a verdict (``run_end``), the checks where a turn would
 end (``turn_verdict``: typed output, ``tool_retry_budget``) and resuming from a snapshot
 (``turn_resume``: one pure function turns a ``TurnSnapshot`` into a ``ResumePlan``). Every

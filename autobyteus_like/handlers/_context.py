@@ -1,11 +1,11 @@
-"""AgentContext: one agent's state, which its event handlers read and change.
+"""AgentContext: one agent's state, which its event handlers read and change; what they only
+read is its frozen ``env`` (``environment``: settings, tools, format, prompt, hooks, checks).
 
 Only the agent's actor thread touches it, and only the turn machine (``handlers/`` and the
-agent's actor) imports it: everything else sees a turn through the hooks (``hooks``). Blocking
-work is handed to services the actor injects (``stream_llm``, ``run_tool``), which answer with
-events through the actor's mailbox; ``end_run`` is the actor's service that stops the run's work
-when a verdict ends it. What a turn does step by step is in ``turn_steps``; which calls may run
-when, in ``scheduling``.
+agent's actor) imports it: everything else sees a turn through the hooks (``hooks``). It holds
+no callables of the actor: a step yields effects (``effects``: emit an event, stream the LLM,
+run a tool, reply, end the run) which the actor carries out. What a turn does step by step is
+in ``turn_steps``; which calls may run when, in ``scheduling``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING
 
 from loguru import logger
-from pydantic import BaseModel
 
 from autobyteus_like.events import (
     AgentErrorOccurred,
@@ -27,49 +26,26 @@ from autobyteus_like.events import (
     ConversationReset,
     UserMessageReceived,
 )
-from autobyteus_like.formats import NATIVE, ToolFormat
+from autobyteus_like.formats import NATIVE
+from autobyteus_like.handlers._environment import TurnEnvironment
 from autobyteus_like.handlers._scheduling import Slot, SlotState, TurnSchedule
-from autobyteus_like.hooks._protocol import AgentHooks
-from autobyteus_like.llm._messages import LLMRequest, Message
+from autobyteus_like.llm._messages import Message
 from autobyteus_like.parsers._base import FormatParser
 from autobyteus_like.parsers._call_builder import CallBuilder
 from autobyteus_like.parsers._parse_events import ParseErrorInfo
-from autobyteus_like.tools._context import CancelFlag, SideLLM, ToolContext, WorkingSetView
-from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._context import CancelFlag
 from autobyteus_like.tools._invocation import ToolInvocation, ToolResult
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
-from autobyteus_like.tools._registry import ToolRegistry
 
 if TYPE_CHECKING:
     from autobyteus_like.errors import UsageLimitExceededError
     from autobyteus_like.handlers._turn_verdict import TurnVerdict
-    from autobyteus_like.tools._sandbox import SandboxPolicy
 
-__all__ = ["AgentContext", "Slot", "SlotState", "TurnCheck", "TurnSettings", "TurnState"]
+__all__ = ["AgentContext", "Slot", "SlotState", "TurnCheck", "TurnEnvironment", "TurnState"]
 
 TurnCheck = Callable[["AgentContext"], "TurnVerdict | None"]
 """Looks at ``ctx.turn`` (its response done, every call's result in) and may decide
 (``turn_verdict``)."""
-
-
-class TurnSettings(Protocol):
-    """What the turn machine reads of an agent's configuration (``AgentConfig`` fits it), so
-    it imports nothing of the agent package that drives it."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def max_iterations(self) -> int: ...
-    @property
-    def tool_timeout_s(self) -> float | None: ...
-    @property
-    def require_why(self) -> bool: ...
-    @property
-    def auto_execute_tools(self) -> bool: ...
-    @property
-    def approval_policy(self) -> Literal["all", "marked", "auto_approve_marked"]: ...
-    def sandbox_for(self, tool_name: str) -> SandboxPolicy: ...
-    def resolved_execution(self) -> Literal["parallel", "sequential"]: ...
 
 
 @dataclass
@@ -104,78 +80,45 @@ class TurnState:
         return iter(self.schedule)
 
 
-def _no_end(error: UsageLimitExceededError) -> None:
-    raise error
-
-
 class AgentContext:
-    """The agent's conversation, current turn and services."""
+    """The agent's state: the conversation, the current turn, the messages waiting, call ids
+    and the request count; and ``env``, the frozen environment every step reads."""
 
-    def __init__(
-        self,
-        config: TurnSettings,
-        tools: ToolRegistry,
-        tool_format: ToolFormat,
-        stream_llm: Callable[[int, LLMRequest], None],
-        run_tool: Callable[
-            [ToolInvocation, ToolDefinition, float | None, ToolContext, BaseModel | None], None
-        ],
-        system_prompt: str,
-        wanted: Callable[[type[AgentEvent]], bool] = lambda _: True,
-        hooks: AgentHooks | None = None,
-        end_run: Callable[[UsageLimitExceededError], None] = _no_end,
-    ) -> None:
-        self.config = config
-        self.name = config.name
-        self.tools = tools
-        self.format = tool_format
-        self.native = tool_format.name == NATIVE
-        """Native tool calling: tools in the request, calls and results as structured data."""
-        self.sequential = config.resolved_execution() == "sequential"
+    def __init__(self, env: TurnEnvironment,
+                 wanted: Callable[[type[AgentEvent]], bool] = lambda _: True) -> None:
+        self.env = env
         self.ids = InvocationIdAllocator()
-        self.native_calls = CallBuilder(NATIVE, tools, self.ids)
+        self.native_calls = CallBuilder(NATIVE, env.tools, self.ids)
         """Builds invocations from native calls: rationale, provider ids kept."""
-        self.system_prompt = system_prompt
         self.messages: list[Message] = []
         self.status = AgentStatus.IDLE
         self.turn: TurnState | None = None
         self.waiting: deque[UserMessageReceived | ConversationReset] = deque()
-        self.outbox: deque[AgentEvent] = deque()
-        self.afterwards: list[Callable[[], None]] = []
-        """Run by the actor once every event of the current message is published."""
-        self.stream_llm = stream_llm
-        self.run_tool = run_tool
         self.wants = wanted
         """Whether anyone takes events of a type (a subscriber, a handler): informational
-        events are built only when it says so."""
+        events are built only when it says so (the actor sets it when subscribers change)."""
         self.requests = 0
-        self.hooks = hooks if hooks is not None else AgentHooks()
-        """Everything that watches or persists the turn (called at every step)."""
-        self.end_run = end_run
-        """Stop the run's work and end it (the actor's; a verdict of the hooks calls it)."""
-        self.side_llm: SideLLM | None = None
-        self.working_set: WorkingSetView | None = None
-        """A tool's ways to the agent's model and working set (``ToolContext``)."""
-        self.turn_checks: tuple[TurnCheck, ...] = ()
-        """Checks that may end the turn or ask again once a response's calls are all done
-        (typed output, retry budgets: ``turn_verdict``)."""
-        self.session: str | None = None
-        """The session the conversation is stored in (each call's idempotency key names it)."""
         self.run_stopped = CancelFlag()
         """Set (from any thread) once a stop of this run is acknowledged: no call starts."""
 
-    def emit(self, event: AgentEvent) -> None:
-        """Publish and handle ``event`` after the current one (FIFO, on the actor thread)."""
-        self.outbox.append(event)
+    @property
+    def name(self) -> str:
+        """The agent's name (``env.name``; a handler of one's own reads it here)."""
+        return self.env.name
 
-    def set_status(self, status: AgentStatus) -> None:
-        """Change the status, announcing it once."""
+    def use(self, env: TurnEnvironment) -> None:
+        """Go on in ``env`` (refreshed tools, taken at a turn's start)."""
+        self.env = env
+        self.native_calls = CallBuilder(NATIVE, env.tools, self.ids)
+
+    def set_status(self, status: AgentStatus) -> Iterator[AgentStatusChanged]:
+        """Change the status; the event announcing it (once, when someone takes it)."""
         if status is not self.status:
             self.status = status
             if self.wants(AgentStatusChanged):
-                self.outbox.append(AgentStatusChanged(agent=self.name, status=status))
+                yield AgentStatusChanged(agent=self.env.name, status=status)
 
-    def report_error(self, message: str, error_type: str) -> None:
-        """Announce a problem without stopping the agent."""
-        logger.warning("agent {}: {}", self.name, message)
-        self.emit(AgentErrorOccurred(agent=self.name, message=message, error_type=error_type))
+    def problem(self, message: str, error_type: str) -> AgentErrorOccurred:
+        """The event announcing a problem that does not stop the agent (logged here)."""
+        logger.warning("agent {}: {}", self.env.name, message)
+        return AgentErrorOccurred(agent=self.env.name, message=message, error_type=error_type)

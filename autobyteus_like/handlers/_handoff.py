@@ -35,7 +35,7 @@ class HandoffCheck:
         assert receiver is not None
         text = str(slot.result.content)
         reason = str(slot.invocation.arguments.get("reason", ""))
-        sender, format_name, invocation_id = ctx.name, ctx.format.name, slot.invocation.id
+        sender, format_name, invocation_id = ctx.name, ctx.env.format.name, slot.invocation.id
 
         def handed_over(messages: Sequence[Message]) -> str:
             return HandedOver(text, sender=sender, receiver=receiver, reason=reason,

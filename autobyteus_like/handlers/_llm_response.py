@@ -27,6 +27,7 @@ from autobyteus_like.events import (
     ToolResultReceived,
 )
 from autobyteus_like.handlers._context import AgentContext, TurnState
+from autobyteus_like.handlers._effects import Effects
 from autobyteus_like.handlers._turn_steps import (
     advance,
     complete_turn,
@@ -54,7 +55,7 @@ _ANSWER_NOTE = "[the answer was cut off at the max_tokens limit]"
 class LLMResponseHandler:
     """Handles ``LLMChunkReceived``, ``LLMResponseCompleted`` and ``LLMRequestFailed``."""
 
-    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> Effects:
         turn = ctx.turn
         if turn is None or getattr(event, "request_no", None) != turn.request_no:
             return  # a late event from a request this turn no longer waits for
@@ -62,20 +63,21 @@ class LLMResponseHandler:
         if isinstance(event, LLMChunkReceived):
             if event.text:
                 turn.response.append(event.text)
-                self._parsed(turn.parser.feed(event.text), ctx, turn)
+                yield from self._parsed(turn.parser.feed(event.text), ctx, turn)
             for native in event.tool_calls:
-                self._native(native, ctx, turn)
+                yield from self._native(native, ctx, turn)
         elif isinstance(event, LLMResponseCompleted):
-            ctx.hooks.response_received(turn, event)
-            if run_over(ctx) is not None:
-                return  # a token or cost limit crossed: the response is not used
+            ctx.env.hooks.response_received(turn, event)
+            if (over := run_over(ctx)) is not None:
+                yield over  # a token or cost limit crossed: the response is not used
+                return
             cut_off = event.finish_reason == LENGTH
             held, turn.held = turn.held, []
             finished = turn.parser.finish()
             if finished:  # (most responses leave nothing to the end)
-                self._parsed(finished, ctx, turn, cut_off=cut_off)
+                yield from self._parsed(finished, ctx, turn, cut_off=cut_off)
             for error, placeholder in held:
-                self._report(error, placeholder, ctx, cut_off=cut_off)
+                yield from self._report(error, placeholder, ctx, cut_off=cut_off)
             broken = bool(held) or (bool(finished) and any(isinstance(e, ToolCallFailed)
                                                            for e in finished))
             content = "".join(turn.response)
@@ -88,31 +90,32 @@ class LLMResponseHandler:
             ctx.messages.append(Message("assistant", content,
                                         tool_calls=turn.schedule.invocations(),
                                         carried=event.carried))
-            ctx.hooks.response_completed(turn, ctx.messages)  # before any call is asked about
+            ctx.env.hooks.response_completed(turn, ctx.messages)  # before any call is asked about
             deferred, turn.deferred = turn.deferred, []
             for invocation in deferred:
-                ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
+                yield PendingToolInvocation(agent=ctx.name, invocation=invocation)
             turn.schedule.close()  # a handoff waiting for the others may go once they settle
-            start_ready_calls(ctx)
-            advance(ctx)
+            yield from start_ready_calls(ctx)
+            yield from advance(ctx)  # (nothing when the calls started ended the run)
         elif isinstance(event, LLMRequestFailed):
-            ctx.hooks.request_failed(turn, event)
-            complete_turn(ctx, "", f"the LLM call failed: {event.error_type}: {event.error}")
+            ctx.env.hooks.request_failed(turn, event)
+            yield from complete_turn(ctx, "", f"the LLM call failed: {event.error_type}: "
+                                              f"{event.error}")
 
     def _parsed(self, events: list[ParseEvent], ctx: AgentContext, turn: TurnState,
-                cut_off: bool = False) -> None:
+                cut_off: bool = False) -> Effects:
         for parsed in events:
             if isinstance(parsed, TextDelta):
                 turn.prose.append(parsed.text)
                 if ctx.wants(AssistantTextDelta):
-                    ctx.emit(AssistantTextDelta(agent=ctx.name, text=parsed.text))
+                    yield AssistantTextDelta(agent=ctx.name, text=parsed.text)
             elif isinstance(parsed, ToolCallCompleted):
-                self._call(parsed.invocation, ctx)
+                yield from self._call(parsed.invocation, ctx)
             elif isinstance(parsed, ToolCallFailed):
-                self._report(parsed.error, self._reserve(parsed.error, ctx), ctx,
-                             cut_off=cut_off)
+                yield from self._report(parsed.error, self._reserve(parsed.error, ctx), ctx,
+                                        cut_off=cut_off)
 
-    def _native(self, call: NativeToolCall, ctx: AgentContext, turn: TurnState) -> None:
+    def _native(self, call: NativeToolCall, ctx: AgentContext, turn: TurnState) -> Effects:
         """A provider's structured call: arguments that are not a JSON object become an
         ``invalid_json`` error result the model sees, never a crash (seed 002 section 7).
         It keeps its place among the calls now; its result waits for the end of the response,
@@ -136,18 +139,18 @@ class LLMResponseHandler:
             )
             turn.held.append((error, self._reserve(error, ctx)))
             return
-        self._call(ctx.native_calls.build(call.name, arguments, call.id), ctx)
+        yield from self._call(ctx.native_calls.build(call.name, arguments, call.id), ctx)
 
     @staticmethod
-    def _call(invocation: ToolInvocation, ctx: AgentContext) -> None:
+    def _call(invocation: ToolInvocation, ctx: AgentContext) -> Effects:
         turn = ctx.turn
         assert turn is not None
-        slot = turn.schedule.add(invocation, ctx.tools.find(invocation.name))
-        ctx.hooks.call_parsed(turn, slot)
+        slot = turn.schedule.add(invocation, ctx.env.tools.find(invocation.name))
+        ctx.env.hooks.call_parsed(turn, slot)
         if ctx.wants(ToolCallParsed):
-            ctx.emit(ToolCallParsed(agent=ctx.name, invocation=invocation))
-        if ctx.hooks.admit_early(turn, slot):  # (the session writer: once it is stored)
-            ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
+            yield ToolCallParsed(agent=ctx.name, invocation=invocation)
+        if ctx.env.hooks.admit_early(turn, slot):  # (the session writer: once it is stored)
+            yield PendingToolInvocation(agent=ctx.name, invocation=invocation)
         else:
             turn.deferred.append(invocation)
 
@@ -163,12 +166,12 @@ class LLMResponseHandler:
         )
         turn = ctx.turn
         assert turn is not None
-        turn.schedule.add(placeholder, ctx.tools.find(name))  # PENDING until its result arrives
+        turn.schedule.add(placeholder, ctx.env.tools.find(name))  # PENDING until its result arrives
         return placeholder
 
     @staticmethod
     def _report(error: ParseErrorInfo, placeholder: ToolInvocation, ctx: AgentContext,
-                *, cut_off: bool) -> None:
+                *, cut_off: bool) -> Effects:
         """The failed call's PARSE_ERROR result: what to fix, or that the output was cut off."""
         if cut_off:
             error = dataclasses.replace(
@@ -182,9 +185,9 @@ class LLMResponseHandler:
             suggestion = "call the tool again with a JSON object of arguments"
         turn = ctx.turn
         assert turn is not None
-        ctx.hooks.call_unreadable(turn, error, placeholder.id)
-        ctx.emit(ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id))
+        ctx.env.hooks.call_unreadable(turn, error, placeholder.id)
+        yield ToolCallParseFailed(agent=ctx.name, error=error, invocation_id=placeholder.id)
         result = ToolResult.failure(placeholder, ErrorCode.PARSE_ERROR, error.message,
                                     suggestion=suggestion, started=False)
         turn.failed[placeholder.id] = result
-        ctx.emit(ToolResultReceived(agent=ctx.name, result=result))
+        yield ToolResultReceived(agent=ctx.name, result=result)

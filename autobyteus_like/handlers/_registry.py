@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._effects import Effect
 
 __all__ = ["EventHandler", "HandlerRegistry"]
 
 
 class EventHandler(Protocol):
-    """Reacts to one kind of event; may change the context and emit further events."""
+    """Reacts to one kind of event: may change the context, and returns the effects it asks
+    the actor for (events to emit, work to start: ``effects``), or None."""
 
-    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> Iterable[Effect] | None:
         """Handle ``event`` on the agent's actor thread."""
 
 

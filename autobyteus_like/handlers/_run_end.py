@@ -7,45 +7,37 @@ waiting or arriving later; the event that found it out is not handled.
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-
 from autobyteus_like.errors import UsageLimitExceededError
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._effects import Effects, Reply
 from autobyteus_like.handlers._turn_steps import complete_turn
 from autobyteus_like.hooks._culprit import hook_failure
 
 __all__ = ["end_run", "refuse"]
 
 
-def refuse(ctx: AgentContext, event: AgentEvent, error: UsageLimitExceededError) -> None:
+def refuse(event: AgentEvent, error: UsageLimitExceededError) -> Effects:
     """A message that arrives after the run ended fails at once (after its events are out)."""
     if isinstance(event, UserMessageReceived) and event.reply is not None:
-        reply = event.reply
-        ctx.afterwards.append(lambda: _fail(reply, error))
+        yield Reply(event.reply, error=error)
 
 
-def end_run(ctx: AgentContext, error: UsageLimitExceededError) -> None:
+def end_run(ctx: AgentContext, error: UsageLimitExceededError) -> Effects:
     """Fail every waiting message and the current turn with ``error`` (no new turn starts).
     A hook that fails to record the end does not keep the run going: it is reported."""
     try:
-        ctx.hooks.run_ended(error)
+        ctx.env.hooks.run_ended(error)
     except Exception as exc:
-        ctx.report_error(f"the end of the run could not be recorded ({hook_failure(exc)})",
-                         type(exc).__name__)
+        yield ctx.problem(f"the end of the run could not be recorded ({hook_failure(exc)})",
+                          type(exc).__name__)
     waiting = list(ctx.waiting)
     ctx.waiting.clear()
     for message in waiting:
-        refuse(ctx, message, error)
+        yield from refuse(message, error)
     turn = ctx.turn
     if turn is None:
         return
-    reply = turn.reply
-    if reply is not None:  # runs before complete_turn's own AgentTurnError: this error wins
-        ctx.afterwards.append(lambda: _fail(reply, error))
-    complete_turn(ctx, "", str(error))
-
-
-def _fail(reply: Future[str], error: UsageLimitExceededError) -> None:
-    if not reply.done():
-        reply.set_exception(error)
+    if turn.reply is not None:  # before complete_turn's own AgentTurnError: this error wins
+        yield Reply(turn.reply, error=error)
+    yield from complete_turn(ctx, "", str(error))

@@ -12,6 +12,7 @@ from loguru import logger
 from autobyteus_like.errors import StrayEventError
 from autobyteus_like.events import AgentEvent, ToolResultReceived
 from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._effects import Effects
 from autobyteus_like.handlers._turn_steps import advance, start_ready_calls
 
 __all__ = ["ToolResultHandler"]
@@ -21,7 +22,7 @@ class ToolResultHandler:
     """Handles ``ToolResultReceived``; duplicates and strays are logged, never counted nor
     shown."""
 
-    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> Effects:
         assert isinstance(event, ToolResultReceived)
         result = event.result
         turn = ctx.turn
@@ -30,6 +31,6 @@ class ToolResultHandler:
             logger.warning("agent {}: ignoring a stray or duplicate result for {}", ctx.name,
                            result.invocation_id)
             raise StrayEventError(result.invocation_id)
-        ctx.hooks.call_finished(turn, slot)  # stored before the LLM can be sent it
-        start_ready_calls(ctx)
-        advance(ctx)
+        ctx.env.hooks.call_finished(turn, slot)  # stored before the LLM can be sent it
+        yield from start_ready_calls(ctx)
+        yield from advance(ctx)  # (nothing when the calls started ended the run)

@@ -36,7 +36,7 @@ class ToolRetryBudget:
             result = slot.result
             if result is None or result.error is None or result.error.code not in _INVALID:
                 continue
-            tool = slot.tool or ctx.tools.find(slot.invocation.name)
+            tool = slot.tool or ctx.env.tools.find(slot.invocation.name)
             if tool is None or tool.retries is None:
                 continue
             self._invalid[tool.name] = self._invalid.get(tool.name, 0) + 1

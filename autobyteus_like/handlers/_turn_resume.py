@@ -29,6 +29,8 @@ from autobyteus_like.events import (
     UserMessageReceived,
 )
 from autobyteus_like.handlers._context import AgentContext, TurnState
+from autobyteus_like.handlers._effects import Effects
+from autobyteus_like.handlers._results_message import results_message
 from autobyteus_like.handlers._scheduling import TurnSchedule
 from autobyteus_like.handlers._turn_steps import (
     advance,
@@ -128,7 +130,7 @@ def conversation_snapshot(ctx: AgentContext) -> TurnSnapshot:
 
 
 def resume_turns(ctx: AgentContext, snapshot: TurnSnapshot,
-                 replies: Sequence[Future[str] | None], abandon: str | None = None) -> None:
+                 replies: Sequence[Future[str] | None], abandon: str | None = None) -> Effects:
     """Go on with the stored turns: the one that had begun, then those waiting (a reply for
     each, in ``replies``, in that order). With ``abandon`` (a reason), end them instead: the
     current one's last response gets its results (those recorded, INTERRUPTED for the rest)
@@ -137,50 +139,50 @@ def resume_turns(ctx: AgentContext, snapshot: TurnSnapshot,
     answers = iter(replies)
     if snapshot.current is not None:
         if abandon is None:
-            _resume_current(ctx, snapshot, next(answers, None))
+            yield from _resume_current(ctx, snapshot, next(answers, None))
         else:
-            _abandon_current(ctx, snapshot, abandon)
+            yield from _abandon_current(ctx, snapshot, abandon)
     for queued in snapshot.queued:
         if queued.reset:
             reset = ConversationReset(agent=ctx.name, turn_id=queued.turn_id)
             if abandon is None:
-                ctx.emit(reset)
+                yield reset
             else:
                 reset_conversation(ctx, reset)
         elif abandon is None:
-            ctx.emit(UserMessageReceived(agent=ctx.name, text=queued.text,
-                                         turn_id=queued.turn_id, sender=queued.sender,
-                                         reply=next(answers, None), mail_id=queued.mail_id))
+            yield UserMessageReceived(agent=ctx.name, text=queued.text,
+                                      turn_id=queued.turn_id, sender=queued.sender,
+                                      reply=next(answers, None), mail_id=queued.mail_id)
         else:  # it never began: only its record ends
-            ctx.hooks.turn_ended(TurnState(turn_id=queued.turn_id, reply=None,
-                                           schedule=TurnSchedule(ctx.sequential),
+            ctx.env.hooks.turn_ended(TurnState(turn_id=queued.turn_id, reply=None,
+                                           schedule=TurnSchedule(ctx.env.sequential),
                                            mail_id=queued.mail_id), ctx.messages, "", abandon)
 
 
 def _resume_current(ctx: AgentContext, snapshot: TurnSnapshot, reply: Future[str] | None
-                    ) -> None:
+                    ) -> Effects:
     assert ctx.turn is None
-    resumed = resumed_turn(snapshot, reply, ctx.tools, ctx.sequential)
+    resumed = resumed_turn(snapshot, reply, ctx.env.tools, ctx.env.sequential)
     turn = ctx.turn = resumed.turn
     if resumed.request_due:
-        request_llm(ctx)
+        yield from request_llm(ctx)
         return
     if resumed.answer is not None:
-        complete_turn(ctx, resumed.answer)
+        yield from complete_turn(ctx, resumed.answer)
         return
-    turn.parser = ctx.format.parser_factory(ctx.tools, ctx.ids)
+    turn.parser = ctx.env.format.parser_factory(ctx.env.tools, ctx.ids)
     for result in resumed.results:
-        ctx.emit(ToolResultReceived(agent=ctx.name, result=result))
+        yield ToolResultReceived(agent=ctx.name, result=result)
     for invocation in resumed.pending:
-        ctx.emit(PendingToolInvocation(agent=ctx.name, invocation=invocation))
-    advance(ctx)
+        yield PendingToolInvocation(agent=ctx.name, invocation=invocation)
+    yield from advance(ctx)
 
 
-def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> None:
+def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> Effects:
     record = snapshot.current
     assert record is not None
     turn = ctx.turn = TurnState(turn_id=record.turn_id, reply=None,
-                                schedule=TurnSchedule(ctx.sequential), mail_id=record.mail_id,
+                                schedule=TurnSchedule(ctx.env.sequential), mail_id=record.mail_id,
                                 request_no=snapshot.request_no, response_done=True)
     if snapshot.calls is not None:
         results = []
@@ -192,13 +194,8 @@ def _abandon_current(ctx: AgentContext, snapshot: TurnSnapshot, reason: str) -> 
                                            started=call.state is CallState.RUNNING)
                 slot = turn.schedule.add(call.invocation, None)
                 turn.schedule.finish(call.invocation.id, result)
-                ctx.hooks.call_finished(turn, slot)
+                ctx.env.hooks.call_finished(turn, slot)
             results.append(result)
-        invocations = [call.invocation for call in snapshot.calls]
-        if ctx.native:
-            ctx.messages.append(Message("tool", "", tool_results=tuple(results)))
-        else:
-            ctx.messages.append(Message("user", ctx.format.formatter.render_results(
-                list(zip(invocations, results, strict=True))), tool_results=tuple(results),
-                images=tuple(i for result in results for i in result.images)))
-    complete_turn(ctx, "", reason)
+        ctx.messages.append(results_message(
+            ctx.env.format, [call.invocation for call in snapshot.calls], results))
+    yield from complete_turn(ctx, "", reason)

@@ -1,6 +1,6 @@
 """TurnVerdict: what a check at the end of a response decides about the turn.
 
-Checks (``ctx.turn_checks``, each a ``context.TurnCheck``) run once a response is complete
+Checks (``ctx.env.turn_checks``, each a ``context.TurnCheck``) run once a response is complete
 and every call has its result, before the turn would end or send the results back. A check
 returns None to let the turn go on as usual, or a verdict: end with this answer, fail with
 this error, or send the model a note and ask again. Typed output (``output``) and the

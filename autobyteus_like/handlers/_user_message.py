@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from autobyteus_like.events import AgentEvent, ConversationReset, UserMessageReceived
 from autobyteus_like.handlers._context import AgentContext
+from autobyteus_like.handlers._effects import Effects
 from autobyteus_like.handlers._run_end import refuse
 from autobyteus_like.handlers._turn_steps import reset_conversation, run_over, start_turn
 
@@ -15,21 +16,22 @@ __all__ = ["UserMessageHandler"]
 class UserMessageHandler:
     """No interleaving: one turn at a time, messages in arrival order."""
 
-    def handle(self, event: AgentEvent, ctx: AgentContext) -> None:
+    def handle(self, event: AgentEvent, ctx: AgentContext) -> Effects:
         if isinstance(event, ConversationReset):
-            ctx.hooks.reset_received(event, waits=ctx.turn is not None)
+            ctx.env.hooks.reset_received(event, waits=ctx.turn is not None)
             if ctx.turn is not None:
                 ctx.waiting.append(event)
             else:
                 reset_conversation(ctx, event)
             return
         assert isinstance(event, UserMessageReceived)
-        error = run_over(ctx)
-        if error is not None:
-            refuse(ctx, event, error)
+        over = run_over(ctx)
+        if over is not None:  # the run ends (if it had not), and the message is refused
+            yield over
+            yield from refuse(event, over.error)
             return
-        ctx.hooks.message_received(event)
+        ctx.env.hooks.message_received(event)
         if ctx.turn is not None:
             ctx.waiting.append(event)
         else:
-            start_turn(ctx, event)
+            yield from start_turn(ctx, event)
