@@ -100,22 +100,28 @@ class TeamExecutor(AgentExecutor):
                     f"task {held} of this context waits for your answer: answer it or "
                     "cancel it first")]))
                 return
+            skill = _skill(message)
+            members = [m.name for m in self._host.config.members]
+            if skill is not None and skill not in members:
+                await updater.reject(updater.new_agent_message([new_text_part(
+                    f"no skill {skill!r} here (the skills: {', '.join(members)})")]))
+                return
             await updater.start_work()
             ask = self._asks[context.task_id] = _Ask(context.context_id)
-            ask.work = asyncio.ensure_future(self._run(ask, text))
+            ask.work = asyncio.ensure_future(self._run(ask, text, skill))
         try:
             await self._follow(ask, context.task_id, updater)
         except asyncio.CancelledError:
             await self._drop(context.task_id)
             raise
 
-    async def _run(self, ask: _Ask, text: str) -> None:
+    async def _run(self, ask: _Ask, text: str, member: str | None = None) -> None:
         async def report(event: AgentEvent) -> None:
             ask.events.put_nowait(event)
 
         try:
             answer = await self._host.ask(
-                text, None, report, settle_approvals=False, conversation=ask.context,
+                text, member, report, settle_approvals=False, conversation=ask.context,
                 elicit=asker(asyncio.get_running_loop(), ask.events))
         except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
             ask.events.put_nowait(_Done(None, str(exc)))
@@ -229,6 +235,14 @@ class TeamExecutor(AgentExecutor):
         updater: Any = TaskUpdater(event_queue, context.task_id, context.context_id)
         await updater.cancel(updater.new_agent_message([new_text_part(
             "cancelled: the team's work on it was stopped")]))
+
+
+def _skill(message: Any) -> str | None:
+    """The skill (a member's name) the message's metadata ``skill`` asks, if any."""
+    if not message.HasField("metadata"):
+        return None
+    skill = dict(message.metadata).get("skill")
+    return skill if isinstance(skill, str) and skill else None
 
 
 def _question(event: ApprovalRequested) -> str:

@@ -136,11 +136,14 @@ class RemoteA2AAgent(LLM):
 
     async def ask(self, text: str, cancel: threading.Event,
                   streamed: Callable[[str], None] | None = None, *, task: str | None = None,
-                  keep_question: bool = False, context: str | None = None) -> str | None:
+                  keep_question: bool = False, context: str | None = None,
+                  skill: str | None = None) -> str | None:
         """Send ``text`` (to the waiting task ``task``: the answer to its question); the
         remote's answer, or None once ``cancel`` was set (the remote task cancelled).
         ``streamed`` is given the remote's text as it streams (its artifact chunks other than
         the final answer). ``context``: the A2A context to ask in (this agent's without).
+        ``skill``: the remote's skill to ask (its id, sent as the message's metadata
+        ``skill``, which ``serve-a2a`` routes to that member).
         A remote asking for input: its task is cancelled and an
         ``LLMError`` says so, or with ``keep_question`` a ``RemoteQuestion`` (its task left
         waiting). ``LLMError`` saying what went wrong."""
@@ -158,7 +161,7 @@ class RemoteA2AAgent(LLM):
                 task_id.append(task)
             named = asyncio.Event()  # set once the remote named its task
             work = asyncio.ensure_future(self._run(client, text, task_id, streamed,
-                                                   context or self.context_id, named))
+                                                   context or self.context_id, named, skill))
             stop = asyncio.ensure_future(_stopped(cancel))
             try:
                 done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
@@ -209,15 +212,18 @@ class RemoteA2AAgent(LLM):
 
     async def _run(self, client: Any, text: str, task_id: list[str],
                    streamed: Callable[[str], None] | None, context: str,
-                   identified: asyncio.Event | None = None) -> str:
+                   identified: asyncio.Event | None = None, skill: str | None = None
+                   ) -> str:
         import httpx
         from a2a.client import A2AClientError
         from a2a.helpers.proto_helpers import new_text_message
         from a2a.types import Role, SendMessageRequest, TaskState
 
         ids = {"task_id": task_id[0]} if task_id else {}
-        request = SendMessageRequest(message=new_text_message(
-            text, role=Role.ROLE_USER, context_id=context, **ids))
+        message = new_text_message(text, role=Role.ROLE_USER, context_id=context, **ids)
+        if skill is not None:
+            message.metadata.update({"skill": skill})
+        request = SendMessageRequest(message=message)
         artifacts: dict[str, list[str]] = {}  # by artifact id, in order
         status_text = ""
         state = None
