@@ -14,7 +14,9 @@ the ask found them) and the task ends ``canceled``.
 A call that waits for approval and that the server's policy (``--approve``, ``--yes``) does not
 allow is asked of the client: the task goes ``input-required`` with the call in words, and
 ``execute`` returns while the ask waits. The client's next message to that task answers it
-(``approve``, or ``deny`` and a reason); anything else asks again, never approves.
+(``approve``, or ``deny`` and a reason); anything else asks again, never approves. An MCP
+server's elicitation during the ask is asked the same way (``_elicitation.py``). A message whose
+metadata names a ``skill`` (a member) is that member's ask instead of the coordinator's.
 """
 
 from __future__ import annotations
