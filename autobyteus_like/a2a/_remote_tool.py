@@ -19,6 +19,7 @@ answered unasked; at most 16 questions wait (past it the oldest task is cancelle
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import uuid
 
@@ -28,7 +29,7 @@ from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
 
-__all__ = ["remote_agent_tool", "remote_agent_tools"]
+__all__ = ["remote_agent_tool", "remote_agent_tools", "remote_skill_tools"]
 
 _MOST_WAITING = 16
 """Questions of one remote left waiting at most; past it the oldest task is cancelled (each
@@ -50,14 +51,48 @@ def remote_agent_tools(url: str, *, name: str, description: str | None = None,
     return remote.ask_tool(description), remote.answer_tool()
 
 
+def remote_skill_tools(url: str, *, name: str, token: str | None = None,
+                       timeout_s: float = 300.0) -> list[ToolDefinition]:
+    """One tool per skill of the A2A agent at ``url`` (its agent card read now): ``name.<skill
+    id>``, described by the skill, sending its message to that skill (the message's metadata
+    ``skill``; ``serve-a2a`` gives it to that member). Each is a ``remote_agent_tool``: its
+    own A2A context per call, cancelled with the call, its timeout, a remote's question
+    declined. ``ToolFailure`` (``NOT_AVAILABLE``) when the card cannot be read or lists no
+    skill."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    where = url.rstrip("/") + "/.well-known/agent-card.json"
+    try:
+        card = httpx.get(where, headers=headers, timeout=min(timeout_s, 30)).raise_for_status()
+        skills = card.json().get("skills") or []
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"the agent card at {where} cannot be read: "
+                          f"{type(exc).__name__}: {exc}") from None
+    tools = []
+    for skill in skills:
+        if not isinstance(skill, dict) or not isinstance(skill.get("id"), str):
+            continue
+        local = re.sub(r"[^A-Za-z0-9_\-]", "_", skill["id"])[:64]
+        about = str(skill.get("description") or skill.get("name") or skill["id"])
+        remote = _Remote(url, f"{name}.{local}", token, timeout_s, answers=False,
+                         skill=skill["id"])
+        tools.append(remote.ask_tool(f"Ask the skill {skill['id']!r} of the A2A agent at "
+                                     f"{url}: {about}"[:1000]))
+    if not tools:
+        raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"the agent card at {where} lists no skill")
+    return tools
+
+
 class _Remote:
     """One remote agent behind one or two tools, and its tasks waiting for an answer."""
 
     def __init__(self, url: str, name: str, token: str | None, timeout_s: float, *,
-                 answers: bool) -> None:
+                 answers: bool, skill: str | None = None) -> None:
         self.agent = RemoteA2AAgent(url, token=token, timeout_s=timeout_s)
         self.name = name
         self.answers = answers
+        self.skill = skill
         self.waiting: dict[str, str] = {}  # task id -> its context
 
     async def _send(self, text: str, task: str | None = None, context: str | None = None
@@ -65,7 +100,8 @@ class _Remote:
         cancel = threading.Event()
         context = context or uuid.uuid4().hex  # a call's own, or its waiting task's
         work = asyncio.ensure_future(self.agent.ask(text, cancel, task=task, context=context,
-                                                    keep_question=self.answers))
+                                                    keep_question=self.answers,
+                                                    skill=self.skill))
         try:
             answer = await asyncio.shield(work)
         except asyncio.CancelledError:

@@ -1,6 +1,8 @@
 """MCPPromptRef: a member's system prompt taken from an MCP server's prompt (in YAML,
 ``prompt: {server: s, name: n, arguments: {...}}``), filled in when the member first needs its
-prompt, from the team's running server. (Here, not in ``mcp``: a config that names no server
+prompt, from the team's running server; ``PromptMessage``: a user message taken from one (a
+team's ``message: {prompt: {...}}``, which ``run`` sends when given no ``--message``).
+(Here, not in ``mcp``: a config that names no server
 loads nothing of the MCP package; the server is found among the agent's tool sources.)"""
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autobyteus_like.errors import ToolFailure
 
-__all__ = ["MCPPromptRef", "check_prompt_data"]
+__all__ = ["MCPPromptRef", "PromptMessage", "check_prompt_data"]
 
 
 class MCPPromptRef(BaseModel):
@@ -39,6 +41,14 @@ class MCPPromptRef(BaseModel):
         if not text.strip():
             raise ValueError(f"{where}: the server gave an empty prompt")
         return text
+
+
+class PromptMessage(BaseModel):
+    """A user message taken from an MCP server's prompt (a team's ``message:``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt: MCPPromptRef
 
 
 def check_prompt_data(data: Any) -> Any:

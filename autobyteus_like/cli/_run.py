@@ -23,7 +23,7 @@ from autobyteus_like.cli._sessions import (
 )
 from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.cli._view import EventView, JsonView, RichView
-from autobyteus_like.errors import UnknownApprovalError, UsageError
+from autobyteus_like.errors import ConfigError, UnknownApprovalError, UsageError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.team._member_tools import as_instance_event
@@ -75,6 +75,9 @@ def add_run_command(commands: Any) -> None:
                      help="record prompts, answers, arguments and results in the spans "
                           "(redacted as events are); off by default")
     run.set_defaults(handler=_run)
+
+
+_FROM_PROMPT = "(the team's message, from an MCP server's prompt)"
 
 
 def _seconds(text: str) -> float:
@@ -131,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--message is empty: say what the coordinator should do")
     tools = load_tools(args.tools)
     config = TeamConfig.from_yaml(args.team, tools=tools)
+    if args.message is None and config.message is not None:
+        args.message = _FROM_PROMPT  # (its text once the team's MCP servers run)
     session = open_run_session(args, config)
     provider = configure_tracing(args.trace) if args.trace else None
     try:
@@ -142,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
         config, sources = mcp_sources(config, asker)
         team = AgentTeam(config, tools=[*(tools or ()), *sources], session=session,
                          tracing=tracing)
-        return _run_team(args, team, session)
+        return _run_team(args, team, session, sources)
     finally:
         if provider is not None:
             provider.shutdown()  # exports what is still batched
@@ -150,8 +155,8 @@ def _run(args: argparse.Namespace) -> int:
             session.close()
 
 
-def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
-              ) -> int:
+def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None,
+              sources: tuple[Any, ...] = ()) -> int:
     coordinator = next(member for member in team.config.members
                        if member.name == team.config.coordinator)
     view: EventView = (JsonView(sys.stdout, typed=coordinator.output_spec() is not None)
@@ -171,6 +176,12 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
         deadline = started + args.timeout
         events = team.events()
         resumed = team.begin_resume() if session is not None else False
+        if args.message is _FROM_PROMPT:  # the team's message: an MCP server's prompt
+            assert team.config.message is not None
+            try:
+                args.message = team.config.message.prompt.text(sources)
+            except ValueError as exc:
+                raise ConfigError(f"{args.team}: message", [str(exc)]) from None
         if args.message is not None:
             team.send(args.message)
         elif not resumed:

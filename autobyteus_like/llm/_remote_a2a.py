@@ -8,7 +8,9 @@ the remote's answer (its artifacts' text, else its final status message) is the 
 reply. Safe by default:
 
 * the member's stop (its ``cancel`` event) sends ``CancelTask`` for the remote task and ends
-  the turn quietly;
+  the turn quietly; a cancel the remote refuses (its task still going on, or unreadable) is an
+  ``LLMError`` saying so, never a quiet stop, and a task that completed as the cancel came
+  gives its answer (the remote did the work: it is not reported as cancelled);
 * no answer within ``timeout_s`` is an ``LLMError`` saying so (the remote task is cancelled);
 * a remote that cannot be reached, goes away mid-task, answers 401, fails its task, rejects
   it or asks for input is an ``LLMError`` naming the URL and what happened, never a hang.
@@ -25,6 +27,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autobyteus_like.errors import LLMError, RemoteQuestion
@@ -35,6 +38,8 @@ __all__ = ["A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
+_NAMING_WAIT_S = 10.0
+"""How long a stopped ask waits for the remote to name its task (to cancel it)."""
 
 
 class A2AMember(BaseModel):
@@ -131,11 +136,14 @@ class RemoteA2AAgent(LLM):
 
     async def ask(self, text: str, cancel: threading.Event,
                   streamed: Callable[[str], None] | None = None, *, task: str | None = None,
-                  keep_question: bool = False, context: str | None = None) -> str | None:
+                  keep_question: bool = False, context: str | None = None,
+                  skill: str | None = None) -> str | None:
         """Send ``text`` (to the waiting task ``task``: the answer to its question); the
         remote's answer, or None once ``cancel`` was set (the remote task cancelled).
         ``streamed`` is given the remote's text as it streams (its artifact chunks other than
         the final answer). ``context``: the A2A context to ask in (this agent's without).
+        ``skill``: the remote's skill to ask (its id, sent as the message's metadata
+        ``skill``, which ``serve-a2a`` routes to that member).
         A remote asking for input: its task is cancelled and an
         ``LLMError`` says so, or with ``keep_question`` a ``RemoteQuestion`` (its task left
         waiting). ``LLMError`` saying what went wrong."""
@@ -151,8 +159,9 @@ class RemoteA2AAgent(LLM):
             task_id: list[str] = []
             if task is not None:
                 task_id.append(task)
+            named = asyncio.Event()  # set once the remote named its task
             work = asyncio.ensure_future(self._run(client, text, task_id, streamed,
-                                                   context or self.context_id))
+                                                   context or self.context_id, named, skill))
             stop = asyncio.ensure_future(_stopped(cancel))
             try:
                 done, _ = await asyncio.wait({work, stop}, timeout=self.timeout_s,
@@ -162,21 +171,37 @@ class RemoteA2AAgent(LLM):
             if work in done and not isinstance(work.exception(), RemoteQuestion):
                 await client.close()
                 return work.result()
-            asked = work.exception() if work in done else None
+            if work not in done and not task_id:  # stopped before the remote named its
+                naming: asyncio.Future[Any] = asyncio.ensure_future(named.wait())  # to cancel
+                waited: set[asyncio.Future[Any]] = {work, naming}
+                await asyncio.wait(waited, timeout=_NAMING_WAIT_S,
+                                   return_when=asyncio.FIRST_COMPLETED)
+                naming.cancel()
+                if work.done() and work.exception() is None:  # it finished meanwhile
+                    await client.close()
+                    return work.result()
+            asked = work.exception() if work.done() else None
             if isinstance(asked, RemoteQuestion) and keep_question and task_id:
                 await client.close()
                 raise RemoteQuestion(self.url, asked.question, task_id[0])
             work.cancel()
             await asyncio.gather(work, return_exceptions=True)
-            if task_id:
-                try:
-                    from a2a.types import CancelTaskRequest
-
-                    await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id[0])),
-                                           10)
-                except Exception:  # it may be gone or done: the turn ends either way
-                    pass
+            finished, failed = (await _cancel_task(client, task_id[0]) if task_id
+                                else (None, None))
             await client.close()
+            stopped = "stopped" if cancel.is_set() else f"no answer within {self.timeout_s:g} s"
+            if finished is not None and not isinstance(asked, RemoteQuestion):
+                logger.info("A2A agent at {}: {}, but its task {} had completed as it was "
+                            "cancelled: its answer stands", self.url, stopped, task_id[0])
+                return finished  # (the remote did the work: never reported as cancelled)
+            if not task_id and not isinstance(asked, LLMError):
+                failed = "the remote had not named its task yet, so it was not cancelled"
+            if failed is not None:
+                which = task_id[0] if task_id else "(not named)"
+                logger.warning("A2A agent at {}: {}; cancelling its task {} failed: {}",
+                               self.url, stopped, which, failed)
+                raise self._error(f"{stopped}, and cancelling its task {which} failed "
+                                  f"({failed}): it may still be working on it")
             if isinstance(asked, RemoteQuestion):  # never answered unasked: declined
                 raise self._error(
                     f"it asks for input ({asked.question}); nobody here answers a remote "
@@ -186,20 +211,27 @@ class RemoteA2AAgent(LLM):
             raise self._error(f"no answer within {self.timeout_s:g} s")
 
     async def _run(self, client: Any, text: str, task_id: list[str],
-                   streamed: Callable[[str], None] | None, context: str) -> str:
+                   streamed: Callable[[str], None] | None, context: str,
+                   identified: asyncio.Event | None = None, skill: str | None = None
+                   ) -> str:
         import httpx
         from a2a.client import A2AClientError
         from a2a.helpers.proto_helpers import new_text_message
         from a2a.types import Role, SendMessageRequest, TaskState
 
         ids = {"task_id": task_id[0]} if task_id else {}
-        request = SendMessageRequest(message=new_text_message(
-            text, role=Role.ROLE_USER, context_id=context, **ids))
+        message = new_text_message(text, role=Role.ROLE_USER, context_id=context, **ids)
+        if skill is not None:
+            message.metadata.update({"skill": skill})
+        request = SendMessageRequest(message=message)
         artifacts: dict[str, list[str]] = {}  # by artifact id, in order
         status_text = ""
         state = None
         try:
             async for event in client.send_message(request):
+                if identified is not None and (event.HasField("task")
+                                               or event.HasField("status_update")):
+                    identified.set()  # (its id kept just below)
                 if event.HasField("task"):
                     task_id[:] = [event.task.id]
                     state = event.task.status.state
@@ -232,6 +264,42 @@ class RemoteA2AAgent(LLM):
                      TaskState.TASK_STATE_CANCELED):
             raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
         raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+async def _cancel_task(client: Any, task: str) -> tuple[str | None, str | None]:
+    """Cancel the remote ``task``: (None, None) once cancelled; (its answer, None) when it
+    completed as the cancel came; (None, why) when the cancel failed and the task goes on (or
+    cannot be read)."""
+    from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+
+    try:
+        done = await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task)), 10)
+        if done.status.state == TaskState.TASK_STATE_CANCELED:
+            return None, None
+        refused = f"the task is {TaskState.Name(done.status.state)}"
+    except Exception as exc:  # refused (not cancelable, an error), gone, no answer in time
+        refused = f"{type(exc).__name__}: {_why(exc)}"
+    try:
+        found = await asyncio.wait_for(client.get_task(GetTaskRequest(id=task)), 10)
+    except Exception as exc:
+        return None, f"{refused}; reading the task then failed too: {_why(exc)}"
+    state = found.status.state
+    if state == TaskState.TASK_STATE_COMPLETED:
+        return _task_answer(found), None
+    if state in (TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_FAILED,
+                 TaskState.TASK_STATE_REJECTED):
+        return None, None  # (ended without an answer: nothing goes on over there)
+    return None, f"{refused}; the task is {TaskState.Name(state)}"
+
+
+def _task_answer(task: Any) -> str:
+    """A completed task's answer: its ``answer`` artifact, else all its artifacts' text, else
+    its status message."""
+    artifacts = {a.artifact_id: [p.text for p in a.parts if p.text] for a in task.artifacts}
+    if "answer" in artifacts:
+        return "".join(artifacts["answer"])
+    return "\n".join(p for a in artifacts.values() for p in a) or _message_text(
+        task.status.message)
 
 
 def _message_text(message: Any) -> str:

@@ -30,11 +30,15 @@ _MAX_MESSAGE_CHARS = 4_000
 
 @dataclass(frozen=True)
 class ElicitationRequest:
-    """What a server asks for: ``message`` to show, and the JSON Schema the answer must fit."""
+    """What a server asks for: ``message`` to show, and the JSON Schema the answer must fit.
+    ``calls``: the agents' calls to that server in flight when it asked, as (agent, call id)
+    (MCP does not say which one asked); ``timeout_s``: when it is declined unanswered."""
 
     server: str
     message: str
     schema: dict[str, Any] = field(default_factory=dict)
+    calls: tuple[tuple[str, str], ...] = ()
+    timeout_s: float = 300.0
 
 
 ElicitationHandler = Callable[[ElicitationRequest], "dict[str, Any] | bool | None"]
@@ -72,10 +76,12 @@ def answer_problem(schema: dict[str, Any], content: Any) -> str | None:
     return None
 
 
-def elicitation_callback(server: str, handler: ElicitationHandler | None,
-                         timeout_s: float) -> Any:
+def elicitation_callback(server: str, handler: ElicitationHandler | None, timeout_s: float,
+                         in_flight: Callable[[], tuple[tuple[str, str], ...]] | None = None
+                         ) -> Any:
     """The SDK ``elicitation_callback`` for ``server`` (always given, so a server's request is
-    answered by our rules, never by the SDK's default)."""
+    answered by our rules, never by the SDK's default); ``in_flight()``: the agents' calls to
+    the server running now."""
     from mcp_types import ElicitResult
 
     decline = ElicitResult(action="decline")
@@ -92,7 +98,8 @@ def elicitation_callback(server: str, handler: ElicitationHandler | None,
             logger.info("mcp server {}: an elicitation was declined: {}", server,
                         problem or "nobody to ask")
             return decline
-        request = ElicitationRequest(server, str(params.message)[:_MAX_MESSAGE_CHARS], schema)
+        request = ElicitationRequest(server, str(params.message)[:_MAX_MESSAGE_CHARS], schema,
+                                     in_flight() if in_flight is not None else (), timeout_s)
         answer: Any = None
         import anyio  # the SDK's, loaded with it: the base install has no anyio
 

@@ -55,14 +55,15 @@ class _Handlers:
     on_resource_updated: Callable[[str], None] | None
 
     def callbacks(self, server: str, config: MCPServerConfig,
-                  running: Callable[[], Any] | None = None) -> Any:
+                  running: Callable[[], Any] | None = None,
+                  in_flight: Callable[[], tuple[tuple[str, str], ...]] | None = None) -> Any:
         from autobyteus_like.mcp._connection import ServerCallbacks
         from autobyteus_like.mcp._elicitation import elicitation_callback
         from autobyteus_like.mcp._sampling import sampling_callback
 
         return ServerCallbacks(
             elicitation=elicitation_callback(server, self.on_elicitation,
-                                             config.elicitation_timeout_s),
+                                             config.elicitation_timeout_s, in_flight),
             sampling=sampling_callback(server, self.sampler, self.approve_sampling,
                                        config.sampling_timeout_s, running)
             if config.sampling else None,
@@ -145,7 +146,8 @@ class MCPToolset:
             if self._users == 1:
                 self._session = ToolsetSession(self._name, self.config, self._make_call,
                                                self._listed, self._handlers.callbacks(
-                                                   self._name, self.config, self._running))
+                                                   self._name, self.config, self._running,
+                                                   self._in_flight))
                 self._started = self._explain(self._session.start())
             assert self._started is not None
             return self._started
@@ -294,6 +296,11 @@ class MCPToolset:
         """The oldest agent's call to this server in flight (a sampling request is its)."""
         with self._lock:
             return next((c for c in self._calls if c.side_llm is not None), None)
+
+    def _in_flight(self) -> tuple[tuple[str, str], ...]:
+        """The agents' calls to this server in flight, as (agent, call id)."""
+        with self._lock:
+            return tuple((c.agent, c.invocation_id) for c in self._calls if c.invocation_id)
 
     def _make_call(self, remote: str, local: str
                    ) -> Callable[..., Coroutine[Any, Any, Any]]:

@@ -28,6 +28,7 @@ from pydantic import Field
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.errors import AgentTurnError, AutobyteusLikeError, UsageError
 from autobyteus_like.events import AgentEvent
+from autobyteus_like.serving._client_elicitation import client_asker
 from autobyteus_like.serving._progress import describe
 from autobyteus_like.serving._startup import listening_socket, stop_signals_handled
 from autobyteus_like.serving._team_host import TeamHost
@@ -80,7 +81,8 @@ def _ask_tool(host: TeamHost, member: str | None, transcript: AskRecord) -> Any:
 
         transcript.add("asked", who, message)
         try:
-            answer = await host.ask(message, member, report)
+            answer = await host.ask(message, member, report,
+                                    elicit=client_asker(ctx, host.config.name))
         except AutobyteusLikeError as exc:  # a failed turn, a refusal, a lost session
             transcript.add("failed", who, str(exc))
             raise ToolError(str(exc)) from None

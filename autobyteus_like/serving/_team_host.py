@@ -29,8 +29,9 @@ import anyio.to_thread
 
 from autobyteus_like.agent._subscription import AsyncEventSubscription
 from autobyteus_like.errors import AgentTurnError, RunRefusedError, SessionLostError
-from autobyteus_like.events import AgentEvent, ApprovalRequested
+from autobyteus_like.events import AgentEvent, ApprovalRequested, ToolStarted
 from autobyteus_like.serving._approval import ApprovalPolicy
+from autobyteus_like.serving._elicitations import ElicitationRouter
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent, check_conversation_id
 from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tools._registry import (
@@ -65,10 +66,13 @@ class TeamHost:
                  max_conversations: int | None = None,
                  on_elicitation: ElicitationHandler | None = None) -> None:
         named, sources = split_tool_sources(tools)
-        if config.mcp_servers:  # their questions for a person: on_elicitation (None: declined)
+        self.elicitations = ElicitationRouter(on_elicitation)
+        """Where its MCP servers' questions go: the asking ask's ``elicit``, else
+        ``on_elicitation`` (None: declined)."""
+        if config.mcp_servers:
             from autobyteus_like.mcp._toolset import MCPToolset
 
-            sources += tuple(MCPToolset(name, server, on_elicitation=on_elicitation)
+            sources += tuple(MCPToolset(name, server, on_elicitation=self.elicitations)
                              for name, server in config.mcp_servers.items())
             config = config.model_copy(update={"mcp_servers": {}})
         self.config = config
@@ -168,7 +172,8 @@ class TeamHost:
         self.team.new_run(rewind=rewind, abandon=abandon, conversation=conversation)
 
     async def ask(self, message: str | None, member: str | None, report: Report, *,
-                  settle_approvals: bool = True, conversation: str | None = None) -> str:
+                  settle_approvals: bool = True, conversation: str | None = None,
+                  elicit: ElicitationHandler | None = None) -> str:
         """Give ``member`` (the coordinator by default) a message in ``conversation`` (the
         default one without) and return its answer once that conversation is quiet;
         ``AgentTurnError`` if its turn failed. The asks of one conversation go one at a time,
@@ -176,28 +181,34 @@ class TeamHost:
         conversation's first ask builds its members). ``settle_approvals=False`` leaves each
         waiting call to whoever watches ``report`` (a person, in the web view).
         ``message=None`` goes on with what the session left unfinished (``AgentTurnError``
-        when nothing was). ``BadRequestError`` for a conversation id that is not one."""
+        when nothing was). ``BadRequestError`` for a conversation id that is not one.
+        ``elicit``: who answers the elicitations of this ask's calls to MCP servers (called
+        on a worker thread; without it the host's ``on_elicitation``)."""
         if conversation is not None:
             check_conversation_id(conversation)
+        route = self.elicitations.open(elicit)
         try:
-            return await self._ask(message, member, report, settle_approvals, conversation)
+            return await self._ask(message, member, report, settle_approvals, conversation,
+                                   route)
         except SessionLostError as exc:  # taken over: every later ask would fail the same
             self.lost = exc
             if self.on_lost is not None:
                 self.on_lost()
             raise
+        finally:
+            self.elicitations.close(route)
 
     async def _ask(self, message: str | None, member: str | None, report: Report,
-                   settle_approvals: bool, conversation: str | None) -> str:
+                   settle_approvals: bool, conversation: str | None, route: int) -> str:
         if conversation is None:
             return await self._ask_in(self.team, message, member, report, settle_approvals,
-                                      None)
+                                      None, route)
         self._active[conversation] = self._active.get(conversation, 0) + 1
         try:
             await anyio.to_thread.run_sync(self._make_room, conversation)
             team = await anyio.to_thread.run_sync(self.team.conversation, conversation)
             return await self._ask_in(team, message, member, report, settle_approvals,
-                                      conversation)
+                                      conversation, route)
         finally:
             self._active[conversation] -= 1
             if not self._active[conversation]:
@@ -219,8 +230,8 @@ class TeamHost:
                 self._used.pop(oldest, None)
 
     async def _ask_in(self, team: AgentTeam, message: str | None, member: str | None,
-                      report: Report, settle_approvals: bool, conversation: str | None
-                      ) -> str:
+                      report: Report, settle_approvals: bool, conversation: str | None,
+                      route: int) -> str:
         turn = team.caller_turn()
         replies: list[Future[str]] = []
         try:
@@ -239,6 +250,9 @@ class TeamHost:
                 self._asked.add(conversation)  # (a refused one leaves a resume its work)
                 quiet: TeamQuiescent | None = None
                 async for event in subscription:
+                    for started in (event, as_instance_event(event)):  # (a callee's: both)
+                        if isinstance(started, ToolStarted):
+                            self.elicitations.note(route, started.agent, started.invocation.id)
                     await report(event)
                     if isinstance(asked := as_instance_event(event), ApprovalRequested) \
                             and settle_approvals:  # (a callee's call too: by its address)

@@ -23,6 +23,7 @@ from pydantic import (
 
 from autobyteus_like._config_problems import ConfigModel, config_error, describe_problem
 from autobyteus_like.agent._config import TYPE_FOLDERS, AgentConfig
+from autobyteus_like.agent._prompt_ref import PromptMessage
 from autobyteus_like.errors import ConfigError
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.runtime._config import (
@@ -106,6 +107,10 @@ class TeamConfig(ConfigModel):
     # -- members as tools (issue 37): team/_member_tools.py --
     ask_depth: int = Field(default=3, ge=1, le=20)
     """How deep calls of members as tools (``ask:NAME``) may nest; a deeper one is refused."""
+    message: PromptMessage | None = None
+    """The message ``autobyteus-like run`` gives the coordinator when it is given no
+    ``--message``: ``{prompt: {server, name, arguments}}``, an MCP server's prompt's text
+    (docs/mcp.md)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -11,7 +11,9 @@ the page's commands.
 - ``POST /api/run`` (``{"message": ...}``, or ``{"resume": true}`` to go on with what a
   session left unfinished), ``/api/abandon`` (``{"reason": ...}``: end it instead),
   ``/api/approve``, ``/api/deny`` (``{"tool_call_id": "member:id"}``, the id the events
-  show, or ``{"member": ..., "call_id": ...}``; a denial may add ``"reason"``), ``/api/stop``:
+  show, or ``{"member": ..., "call_id": ...}``; a denial may add ``"reason"``), ``/api/stop``,
+  ``/api/elicitation`` (``{"id": ..., "action": "accept" | "decline" | "cancel", "content":
+  {...}}``: the answer to an MCP server's question, ``web/_elicitations.py``):
   the page's commands (JSON in, JSON out; 409 with the reason when refused, 400 when the
   request itself is wrong).
 - ``GET /api/state``, ``/api/history``: the team, the calls waiting, a session's stored history.
@@ -177,6 +179,12 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
                                  _text_field(data, "reason", required=False))
         return JSONResponse({"done": done})
 
+    async def elicitation(request: Request) -> Response:
+        data = await _json_body(request)
+        content = data.get("content", {})
+        return JSONResponse({"done": team.questions.answer(
+            _text_field(data, "id"), _text_field(data, "action"), content)})
+
     async def abandon(request: Request) -> Response:
         data = await _json_body(request)
         return JSONResponse({"run_id": await team.abandon(_text_field(data, "reason"))})
@@ -200,6 +208,7 @@ def build_app(team: WebTeam, token: str, hosts: set[str] | None) -> AccessGuard:
         Route("/api/approve", approve, methods=["POST"]),
         Route("/api/deny", deny, methods=["POST"]),
         Route("/api/abandon", abandon, methods=["POST"]),
+        Route("/api/elicitation", elicitation, methods=["POST"]),
         Route("/api/stop", stop, methods=["POST"]),
     ], exception_handlers={RunRefusedError: refused, DecisionRefusedError: refused,
                            BadRequestError: refused})

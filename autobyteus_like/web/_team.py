@@ -24,6 +24,7 @@ import secrets
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from ag_ui.core import BaseEvent
 from anyio.abc import TaskGroup
@@ -50,6 +51,7 @@ from autobyteus_like.serving._team_host import TeamHost
 from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tools._invocation import NEVER_STARTED
 from autobyteus_like.web._agui_events import PREFIX, AguiRun, wire_id
+from autobyteus_like.web._elicitations import PageQuestions
 from autobyteus_like.web._event_log import EventLog
 
 __all__ = ["DecisionRefusedError", "RunRefusedError", "WebTeam"]
@@ -65,6 +67,9 @@ class WebTeam:
     def __init__(self, host: TeamHost) -> None:
         self.host = host
         self.log = EventLog()
+        self.questions = PageQuestions(self.log)
+        """The team's MCP servers' elicitations, asked of the page's person."""
+        self._loop: anyio.lowlevel.EventLoopToken | None = None
         self.thread_id = host.session.name if host.session is not None else host.config.name
         self.server_id = secrets.token_hex(8)
         """This server process's own id: a page that finds another one after a reconnection
@@ -83,6 +88,7 @@ class WebTeam:
     def attach(self, tasks: TaskGroup) -> None:
         """Where runs go on (the server's task group, for its whole life)."""
         self._tasks = tasks
+        self._loop = anyio.lowlevel.current_token()
 
     @property
     def running(self) -> str | None:
@@ -164,7 +170,10 @@ class WebTeam:
         try:
             answer: str | None = None
             with scope:
-                answer = await self.host.ask(message, None, report, settle_approvals=False)
+                answer = await self.host.ask(
+                    message, None, report, settle_approvals=False,
+                    elicit=None if self._loop is None else self.questions.asker(run.key,
+                                                                                self._loop))
             if answer is None:  # stopped: the host began a new run in the same team
                 self.log.append(run.key, [*self._members_idle(run), *run.stopped()])
             else:
@@ -175,6 +184,7 @@ class WebTeam:
             logger.exception("web run {} failed", run.key)
             self.log.append(run.key, run.failed(f"{type(exc).__name__}: {exc}", "Internal"))
         finally:
+            self.questions.end_run(run.key)
             self._end_waiting(run.key, "was stopped" if run.key in self._stopped else "ended")
             self._run = self._scope = None
 

@@ -77,7 +77,7 @@ def served(team: Path, *extra: str, env: dict[str, str] | None = None
 
 
 @contextmanager
-def served_here(team: Path) -> Iterator[str]:
+def served_here(team: Path, hosts: list[Any] | None = None) -> Iterator[str]:
     """The team served over A2A by this process as ``serve-a2a TEAM --tools TOOLS`` serves it
     (the same app, no call approved beforehand), uvicorn in a thread: its URL; then stopped,
     the thread joined. For tests where the process boundary is not what is tested."""
@@ -95,6 +95,8 @@ def served_here(team: Path) -> Iterator[str]:
                     policy=ApprovalPolicy([]))
     sock = listening_socket("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    if hosts is not None:  # (for a test to look at the team)
+        hosts.append(host)
     try:
         host.start()
         web = uvicorn.Server(uvicorn.Config(build_a2a_app(host, url), log_level="warning"))

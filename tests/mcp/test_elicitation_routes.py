@@ -21,7 +21,7 @@ from autobyteus_like.team import TeamConfig
 from tests.mcp.test_asking import ASKING
 
 
-def asking_team(tmp_path: Path, timeout_s: float = 300) -> Path:
+def asking_team(tmp_path: Path, timeout_s: float = 300, asks: int = 1) -> Path:
     path = tmp_path / "team.yaml"
     path.write_text(json.dumps({
         "name": "askers", "coordinator": "lead",
@@ -29,7 +29,7 @@ def asking_team(tmp_path: Path, timeout_s: float = 300) -> Path:
                                 "elicitation_timeout_s": timeout_s}},
         "members": [{"name": "lead", "tools": ["ask.ask"], "tool_format": "json",
                      "llm": {"provider": "scripted", "responses": [
-                         json.dumps({"name": "ask.ask", "arguments": {}}), "done"]}}]}))
+                         json.dumps({"name": "ask.ask", "arguments": {}}), "done"] * asks}}]}))
     return path
 
 

@@ -38,3 +38,22 @@ def test_prompt_and_system_prompt_together_are_refused():
     with pytest.raises(ValueError, match="system_prompt or prompt"):
         AgentConfig.model_validate({"name": "x", "system_prompt": "hi", "llm": {
             "provider": "scripted", "responses": []}, "prompt": {"server": "s", "name": "n"}})
+
+
+@pytest.mark.slow  # a server start
+def test_a_team_run_message_from_an_mcp_prompt(tmp_path, capsys):
+    from autobyteus_like.cli._main import main
+
+    path = tmp_path / "team.yaml"
+    path.write_text(json.dumps({
+        "name": "reviewers", "coordinator": "lead",
+        "mcp_servers": {"ask": {"command": sys.executable, "args": [ASKING]}},
+        "message": {"prompt": {"server": "ask", "name": "reviewer",
+                               "arguments": {"language": "Go"}}},
+        "members": [{"name": "lead", "llm": {"provider": "scripted",
+                                             "responses": ["Understood, Go it is."]}}]}))
+    assert main(["run", str(path), "--json"]) == 0  # no --message: the team's, from the prompt
+    out = capsys.readouterr().out
+    received = [json.loads(line) for line in out.splitlines() if "UserMessageReceived" in line]
+    assert "You review Go code strictly." in json.dumps(received)
+    assert "Understood, Go it is." in out

@@ -263,3 +263,31 @@ def test_the_page_says_the_server_is_gone_and_reconnects_when_it_is_back(tmp_pat
             assert page.locator("#answer").inner_text() == "hello again"
         finally:
             assert again.stop() == 0
+
+
+def test_an_mcp_servers_question_is_a_card_answered_from_the_page(tmp_path, browser):
+    from tests.web.test_web_elicitation import asking_web_team
+
+    server = WebServer(asking_web_team(tmp_path))
+    try:
+        with browser_page(browser) as page:
+            page.goto(server.url)
+            page.wait_for_selector("body[data-connected]")
+            page.fill("#message", "who am I?")
+            page.click("#send")
+            card = page.locator(".elicitation")
+            card.wait_for()
+            assert "MCP server ask" in card.inner_text() and "Who are you?" in card.inner_text()
+            assert card.locator("input[name=age]").get_attribute("type") == "number"
+            card.locator("input[name=name]").fill("G")  # too short for the schema: refused
+            card.locator("button.accept").click()
+            card.locator(".outcome", has_text="does not fit").wait_for()
+            card.locator("input[name=name]").fill("Grace")
+            card.locator("input[name=age]").fill("85")
+            card.locator("button.accept").click()
+            card.wait_for(state="detached")
+            page.wait_for_selector("#run-state[data-state=finished]")
+            result = page.locator(".panel[data-member=lead] .call .result").inner_text()
+            assert "accept {'name': 'Grace', 'age': 85}" in result
+    finally:
+        assert server.stop() == 0

@@ -196,6 +196,65 @@
     $("approvals").append(card);
   }
 
+  // An MCP server's question (elicitation): a form made from its schema's flat fields.
+  function fieldOf(name, spec, required) {
+    const label = el("label", "field", name + (required ? " *" : "") + " ");
+    const choices = spec.enum || (spec.oneOf || []).map((o) => o.const)
+      .concat(spec.items ? (spec.items.enum || (spec.items.anyOf || []).map((o) => o.const)) : []);
+    let input;
+    if (spec.type === "boolean") { input = el("input"); input.type = "checkbox"; input.checked = spec.default === true; }
+    else if (choices.length) {
+      input = el("select"); input.multiple = spec.type === "array";
+      for (const choice of choices) { const o = el("option", null, choice); o.value = String(choice); input.append(o); }
+      if (spec.default !== undefined && !input.multiple) input.value = String(spec.default);
+    } else {
+      input = el("input"); input.type = spec.type === "number" || spec.type === "integer" ? "number" : "text";
+      if (spec.default !== undefined) input.value = String(spec.default);
+    }
+    input.name = name; input.dataset.kind = spec.type || "string";
+    label.append(input);
+    return [label, input];
+  }
+
+  function valueOf(input) {
+    const kind = input.dataset.kind;
+    if (kind === "boolean") return input.checked;
+    if (kind === "array") return Array.from(input.selectedOptions, (o) => o.value);
+    if (input.value === "") return undefined;
+    return kind === "integer" || kind === "number" ? Number(input.value) : input.value;
+  }
+
+  function elicitationCard(member, v) {
+    const card = el("div", "approval elicitation");
+    card.dataset.elicitationId = v.id;
+    const schema = v.schema || {};
+    const required = new Set(schema.required || []);
+    const inputs = [], fields = el("div", "fields");
+    for (const [name, spec] of Object.entries(schema.properties || {})) {
+      const [label, input] = fieldOf(name, spec || {}, required.has(name));
+      inputs.push(input); fields.append(label);
+    }
+    const outcome = el("span", "outcome", "");
+    const buttons = ["accept", "decline", "cancel"].map((action) => {
+      const button = el("button", action, action[0].toUpperCase() + action.slice(1));
+      button.type = "button";
+      button.addEventListener("click", () => {
+        const content = {};
+        for (const input of inputs) { const value = valueOf(input); if (value !== undefined) content[input.name] = value; }
+        for (const b of buttons) b.disabled = true;
+        api("/api/elicitation", { id: v.id, action, content: action === "accept" ? content : {} })
+          .then((data) => { outcome.textContent = data.done; })
+          .catch((error) => { outcome.textContent = error.message; for (const b of buttons) b.disabled = !connected; });
+      });
+      button.disabled = !connected;
+      return button;
+    });
+    card.append(el("strong", null, "MCP server " + v.server), el("span", null, (member ? "(a call of " + member + ") " : "") + "asks:"),
+                el("span", "message", v.message), fields, ...buttons, outcome,
+                el("div", "args", "declined unless answered within " + v.timeout_s + " s"));
+    $("approvals").append(card);
+  }
+
   function removeCard(member, id) {
     for (const card of $("approvals").children) {
       if (card.dataset.callId === id && card.dataset.member === member) { card.remove(); return; }
@@ -215,6 +274,11 @@
     approval_decided(m, v) {
       removeCard(m, v.tool_call_id);
       setState(callElement(m, v.tool_call_id), v.approved ? "approved" : "denied");
+    },
+    elicitation_requested(m, v) { elicitationCard(m, v); if (m) add(m, el("div", "entry note", "MCP server " + v.server + " asks: " + v.message)); },
+    elicitation_settled(m, v) {
+      for (const card of $("approvals").querySelectorAll(".elicitation")) if (card.dataset.elicitationId === v.id) card.remove();
+      add(coordinator, el("div", "entry note", "the question of MCP server " + v.server + " was " + v.outcome + " (" + v.why + ")"));
     },
     tool_started(m, v) { setState(callElement(m, v.tool_call_id), "running"); },
     tool_result(m, v) {
