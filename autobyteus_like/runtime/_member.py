@@ -145,12 +145,6 @@ class Member:
         return self.link.asked_usage()
 
     @property
-    def agent(self) -> Agent:
-        """The member's agent as this process resolves it (its tools, prompt and format; the
-        running agent itself for a member in this process)."""
-        return self.link.view
-
-    @property
     def actor_name(self) -> str:
         """The Ray actor the member lives in ("" in this process)."""
         return str(getattr(self.link, "actor_name", ""))
