@@ -10,6 +10,7 @@ from typing import Any
 from autobyteus_like.agent._agent import Agent, ResumedTurn
 from autobyteus_like.agent._config import AgentConfig
 from autobyteus_like.agent._subscription import EventSubscription
+from autobyteus_like.errors import AgentStoppedError
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.history._messages import HistoryMessage
 from autobyteus_like.llm._base import LLM
@@ -46,6 +47,8 @@ class LocalLink:
 
     def decide(self, invocation_id: str, approve: bool, reason: str,
                instance: str | None = None) -> None:
+        if instance is not None:  # never asked: this process's instances are the team's own
+            raise AgentStoppedError(f"agent {instance!r} is not running beside {self.view.name!r}")
         if approve:
             self.view.approve(invocation_id)
         else:
