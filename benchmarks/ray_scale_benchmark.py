@@ -22,15 +22,15 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import ray
 
 from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, UsageLimits
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.runtime import _portable as portable
+from autobyteus_like.runtime._member import Member
 from autobyteus_like.runtime._ray_host import host_class
-from autobyteus_like.runtime._ray_member import RemoteMember
 from benchmarks.ray_benchmark import bare_ring
 
 _MIB = 1024 * 1024
@@ -84,7 +84,7 @@ def layout(size: int, members_per_worker: int | str) -> dict[str, float]:
     team.start()
     started = time.perf_counter() - start
     try:
-        members = [cast(RemoteMember, agent) for agent in team.agents.values()]
+        members: list[Member] = list(team.agents.values())
         hosts = {member.actor_name: member.handle for member in members}
         pids = ray.get([handle.pid.remote() for handle in hosts.values()])
         idle = sum(rss_bytes(pid) for pid in pids)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from autobyteus_like import Agent, AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
+from autobyteus_like import AgentConfig, AgentTeam, ScriptedLLM, TeamConfig, tool
 from autobyteus_like.history import AssistantMessage, ToolResultsMessage, UserMessage
 from autobyteus_like.llm import LLMRequest
 
@@ -103,9 +103,7 @@ def main() -> None:
             answer = team.run(message, timeout=30)
             print(f"> {message}\n< {answer}\n")
         for name in ("triage", "tech", "billing"):
-            member = team.agents[name]
-            assert isinstance(member, Agent)  # the local runtime: members are agents here
-            show(name, member.history)
+            show(name, team.agents[name].history)
 
 
 if __name__ == "__main__":

@@ -38,13 +38,22 @@ class RunningAsks:
         self._peers = peers  # member name -> its host's actor name
         self._namespace = namespace
         self._agents = agents
-        self._graphs: list[Any] = []  # team/_call_graph.py's CallGraph (a layer above)
+        self._calls: Any = None  # team/_member_tools.py's MemberCalls (a layer above)
         self._handles: dict[str, Any] = {}
 
-    def add_graph(self, graph: Any) -> None:
-        """A graph of this host's callers (the team's ``MemberCalls`` as it arrived here)."""
-        if all(kept is not graph for kept in self._graphs):
-            self._graphs.append(graph)
+    def add_calls(self, calls: Any) -> None:
+        """The team's ``MemberCalls`` as it arrived in this host (one per host: the host's
+        config is one pickle, so every caller's ``ask_*`` tool shares it)."""
+        self._calls = calls
+
+    def instance(self, address: str) -> Agent | None:
+        """The fresh instance of that address running in this host now."""
+        found: Agent | None = None if self._calls is None else self._calls.instance(address)
+        return found
+
+    def spent_by(self, member: str) -> dict[str, Any]:
+        """The usage of the fresh instances ``member``'s calls ran here, by callee."""
+        return {} if self._calls is None else dict(self._calls.spent_by(member))
 
     def ask(self, callee: str, request: str, caller: str, parent: object | None,
             edges: Edges) -> Future[Any]:
@@ -70,7 +79,8 @@ class RunningAsks:
              edges: Edges) -> Future[Any]:
         """Queue the request on ``callee``, a member of this host, holding ``edges`` while it
         runs; its reply."""
-        for graph in self._graphs:
+        graph = None if self._calls is None else self._calls.graph
+        if graph is not None:
             graph.carry(edges)
         try:
             reply: Future[Any] = self._agents[callee].deliver(request, sender=caller,
@@ -78,7 +88,8 @@ class RunningAsks:
         except BaseException as exc:  # stopped: a failed reply, as any
             reply = Future()
             reply.set_exception(exc)
-        reply.add_done_callback(lambda _: [graph.drop(edges) for graph in self._graphs])
+        if graph is not None:
+            reply.add_done_callback(lambda _: graph.drop(edges))
         return reply
 
 

@@ -22,9 +22,10 @@ from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.mail._room import MailRoom
 from autobyteus_like.runtime import _portable as portable
 from autobyteus_like.runtime._config import MemberResources, RayRuntime
+from autobyteus_like.runtime._member import Member
 from autobyteus_like.runtime._ray_host import host_class
 from autobyteus_like.runtime._ray_link import HostLink, joined_cluster_note
-from autobyteus_like.runtime._ray_member import RemoteMember
+from autobyteus_like.runtime._ray_member import RayLink
 from autobyteus_like.runtime._ray_packing import pack_members
 from autobyteus_like.runtime._ray_records import Delivered, RunBegan, TurnEnded
 from autobyteus_like.runtime._ray_sessions import session_address
@@ -50,12 +51,14 @@ class RayBackend:
     every host's actor at once, pumps their reports, and ends the actors with the team (Ray
     ends them too if this process dies: they belong to its job and are never detached)."""
 
+    sources_here = False  # each host starts the servers its members use (ray_tools_mcp.py)
+
     def __init__(self, runtime: RayRuntime, mail: MailRoom,
                  resources: dict[str, MemberResources]) -> None:
         self.runtime = runtime
         self._mail = mail
         self._resources = resources
-        self._members: dict[str, RemoteMember] = {}
+        self._members: dict[str, RayLink] = {}
         self._hosted: dict[str, tuple[AgentConfig, list[Any], Any]] = {}
         self._formats: FormatRegistry | None = None
         self._send: Any = None  # the driver copies' send_message_to (one for all)
@@ -73,7 +76,7 @@ class RayBackend:
         self._spans: Any = None
 
     def member(self, config: AgentConfig, tools: ToolRegistry, sources: Sequence[ToolSource],
-               formats: FormatRegistry | None, **options: Any) -> RemoteMember:
+               formats: FormatRegistry | None, **options: Any) -> Member:
         session = options.get("session")
         if session is not None and session.location.startswith(":memory:"):
             raise ConfigError(f"team {self._mail.name!r}", [
@@ -90,11 +93,11 @@ class RayBackend:
         local = Agent(config, tools=[*tools, *sources, self._send], formats=formats)
         self._formats = formats  # the team's, the same for every member
         self._hosted[config.name] = (config, [*tools, *recipes], where)
-        remote = RemoteMember(local, self.runtime.delivery_timeout_s,
-                              DriverUsage(config, options.get("team_usage")))
-        remote.has_session = session is not None
-        self._members[config.name] = remote
-        return remote
+        link = RayLink(local, self.runtime.delivery_timeout_s,
+                       DriverUsage(config, options.get("team_usage")))
+        link.has_session = session is not None
+        self._members[config.name] = link
+        return Member(config, link, has_session=session is not None)
 
     # -- life cycle ----------------------------------------------------------------------------
 

@@ -27,7 +27,11 @@ from typing import Any
 from autobyteus_like._extras import require_extra
 from autobyteus_like.agent._agent import Agent
 from autobyteus_like.agent._subscription import AsyncEventSubscription, EventPublisher
-from autobyteus_like.errors import MemberStartFailed, UsageLimitExceededError
+from autobyteus_like.errors import (
+    AgentStoppedError,
+    MemberStartFailed,
+    UsageLimitExceededError,
+)
 from autobyteus_like.events import AgentEvent, UserMessageReceived
 from autobyteus_like.formats import FormatRegistry
 from autobyteus_like.history._messages import HistoryMessage
@@ -48,6 +52,7 @@ from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.tracing._propagation import parent_from
 from autobyteus_like.tracing._settings import Tracing
 from autobyteus_like.usage._report import TeamUsage, UsageReport
+from autobyteus_like.usage._totals import UsageTotals
 
 __all__ = ["MemberHost", "host_class", "start_member"]
 
@@ -99,7 +104,7 @@ class MemberHost:
             for tool in config.tools:  # a tool that runs agents here (a member as a tool)
                 if callable(in_host := getattr(getattr(tool, "function", None), "in_host",
                                                None)):
-                    self._asks.add_graph(in_host(self._team_usage, tracing,
+                    self._asks.add_calls(in_host(self._team_usage, tracing,
                                                  self._mails[config.name].session,
                                                  self._callee_event, self._asks.ask))
             registry.add(send)
@@ -258,11 +263,31 @@ class MemberHost:
         """Acknowledge a stop of ``member``'s run (``Agent.stop_run``: at once, on the loop)."""
         self._agents[member].stop_run()
 
-    async def approve(self, member: str, invocation_id: str) -> None:
-        self._agents[member].approve(invocation_id)
+    async def decide(self, member: str, invocation_id: str, approve: bool, reason: str,
+                     instance: str | None = None) -> None:
+        """Approve or deny a waiting call of ``member``, or of the fresh ``instance`` (its
+        address) one of its calls runs in this host."""
+        agent = self._agents[member] if instance is None else self._asks.instance(instance)
+        if agent is None:  # its call ended since the driver found it
+            raise AgentStoppedError(f"agent {instance!r} is no longer running: the call it "
+                                    "answered has ended")
+        if approve:
+            agent.approve(invocation_id)
+        else:
+            agent.deny(invocation_id, reason)
 
-    async def deny(self, member: str, invocation_id: str, reason: str) -> None:
-        self._agents[member].deny(invocation_id, reason)
+    async def knows(self, member: str, instance: str) -> bool:
+        """Whether the fresh instance ``instance`` runs in this host now."""
+        return self._asks.instance(instance) is not None
+
+    async def asked_usage(self, member: str) -> dict[str, UsageTotals]:
+        """The usage of the fresh callees ``member``'s calls ran in this host, by callee."""
+        return self._asks.spent_by(member)
+
+    async def history(self, member: str) -> list[HistoryMessage]:
+        """``member``'s conversation as it stands (``Agent.history``)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: self._agents[member].history)
 
     async def new_run(self, member: str, run: str, rewind: bool, abandon: str) -> None:
         """Begin a new run of ``member`` in place (``Agent.new_run``: its work in flight cut

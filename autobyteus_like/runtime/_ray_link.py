@@ -1,6 +1,6 @@
-"""HostLink: the driver's side of one Ray host, shared by the ``RemoteMember``s it hosts: its
-actor handle, whether it started, whether it streams events, and its end once every member
-it hosts has stopped."""
+"""HostLink: the driver's side of one Ray host, shared by the ``RayLink``s of the members it
+hosts: its actor handle, whether it started, whether it streams events, and its end once every
+member it hosts has stopped."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""RemoteMember: the driver's view of a member that lives in a Ray actor, with the surface of
-the ``Agent`` facade, so the team, its event stream, approvals and the CLI work unchanged."""
+"""RayLink: the link (``runtime/_link.py``) to a member whose ``Agent`` runs in a Ray host. It
+carries the verbs to the host and owes each message's reply until the host reports the turn's
+end (fed by the backend's pump); the team sees it through ``Member`` like a local one."""
 
 from __future__ import annotations
 
@@ -14,14 +15,7 @@ from loguru import logger
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
 from autobyteus_like.agent._agent import Agent, ResumedTurn
-from autobyteus_like.agent._config import AgentConfig
-from autobyteus_like.agent._member_replies import (
-    PendingReplies,
-    not_running,
-    run_stopped,
-    settle,
-)
-from autobyteus_like.agent._requests import typed_reply
+from autobyteus_like.agent._member_replies import PendingReplies, settle
 from autobyteus_like.agent._subscription import EventPublisher, EventSubscription
 from autobyteus_like.errors import (
     AgentStoppedError,
@@ -36,27 +30,27 @@ from autobyteus_like.runtime import _portable as portable
 from autobyteus_like.runtime._ray_link import HostLink
 from autobyteus_like.runtime._ray_records import TurnEnded
 from autobyteus_like.runtime._ray_usage import DriverUsage
-from autobyteus_like.tools._registry import ToolRegistry
 from autobyteus_like.tracing._propagation import carrier_of
 from autobyteus_like.tracing._settings import current_parent
 from autobyteus_like.usage import UsageReport
+from autobyteus_like.usage._totals import UsageTotals
 
-__all__ = ["RemoteMember"]
+__all__ = ["RayLink"]
 
 DIED = ("its worker process died mid-turn; Ray restarts it (max_restarts) with a fresh "
         "conversation")
 
 
-class RemoteMember:
+class RayLink:
     """A member in a Ray host (``HostLink``, shared with the host's other members). ``start``
     waits until the host runs (the backend creates every host at once first); ``send`` puts a
     message in its mailbox; the backend's pump feeds it what the host reports of it."""
 
-    def __init__(self, local: Agent, timeout_s: float, usage: DriverUsage | None = None) -> None:
-        self._local = local  # never started: the tools and prompt, resolved here
-        self._usage = usage or DriverUsage(local.config, None)
-        self.name = local.name
-        self.config: AgentConfig = local.config
+    def __init__(self, view: Agent, timeout_s: float, usage: DriverUsage | None = None) -> None:
+        self.view = view  # never started: the tools and prompt, resolved here (validate)
+        self.local: Agent | None = None
+        self._usage = usage or DriverUsage(view.config, None)
+        self.name = view.name
         self._timeout_s = timeout_s
         self.host: HostLink | None = None
         self.incarnation = ""
@@ -67,8 +61,6 @@ class RemoteMember:
         self._dead: set[str] = set()
         self._ids = itertools.count(1)
         self._stopped = False
-        self._run_stopped = False
-        """A stop of the run was acknowledged (``stop_run``): decisions are refused here."""
         self._runs_began: dict[str, threading.Event] = {}  # new runs not yet seen begun
         self._streaming = False
         self.has_session = False
@@ -76,8 +68,6 @@ class RemoteMember:
         so a death fails no reply until no process comes back."""
         self.traced = False
         """Whether the team traces (its turns continue the caller's span, as locally)."""
-
-    # -- the Agent surface ---------------------------------------------------------------------
 
     @property
     def running(self) -> bool:
@@ -93,53 +83,40 @@ class RemoteMember:
         """The name of the Ray actor this member lives in (shared by the host's members)."""
         return "" if self.host is None else self.host.actor_name
 
-    @property
-    def tools(self) -> ToolRegistry:
-        return self._local.tools
-
-    @property
-    def system_prompt(self) -> str:
-        return self._local.system_prompt
-
-    def resolve_tools(self) -> ToolRegistry:
-        return self._local.resolve_tools()
+    def _call(self, method: str, *args: Any) -> Any:
+        """A method of the host for this member, waited for (``delivery_timeout_s``); what
+        the agent there raised is raised here (``UnknownApprovalError``, ...)."""
+        try:
+            return ray.get(getattr(self.handle, method).remote(self.name, *args),
+                           timeout=self._timeout_s)
+        except RayTaskError as exc:
+            if isinstance(exc.cause, AutobyteusLikeError):
+                raise exc.cause from None
+            raise
 
     def resume(self) -> list[ResumedTurn]:
         """Go on with what the session's last driver left unfinished of this member, in its
         host, as a local agent does: the turns resumed, each with the reply it now owes."""
-        if not self.has_session:
-            return []
-        if not self.running:
-            raise not_running(self.name, "with team:")
-        resumed = ray.get(self.handle.resumed.remote(self.name), timeout=self._timeout_s)
+        resumed = self._call("resumed")
         return [ResumedTurn(turn_id, text, sender, self.expect(message_id, self.incarnation))
                 for message_id, turn_id, text, sender in resumed]
 
     def abandon_unfinished(self, reason: str) -> None:
         """End what the session's last driver left unfinished of this member without going
-        on with it, in its host, as a local agent does: its turns fail with ``reason`` (their
-        calls without a result INTERRUPTED); the conversation is kept."""
-        if not self.has_session:
-            return
-        if not self.running:
-            raise not_running(self.name, "with team:")
-        ray.get(self.handle.abandon.remote(self.name, reason), timeout=self._timeout_s)
+        on with it, in its host (its turns fail with ``reason``; the conversation is kept)."""
+        self._call("abandon", reason)
 
-    def new_run(self, *, rewind: bool = False, abandon: str = "a new run began") -> None:
+    def new_run(self, rewind: bool, abandon: str) -> None:
         """Begin a new run in the member's host, in place (``Agent.new_run`` there: its
         process, tools, MCP servers and session stay). Returns once everything the host
         reported of the run before has reached this driver; a reply still owed then fails
         with ``AgentStoppedError``, as locally."""
-        if not self.running:
-            raise not_running(self.name)
-        self._run_stopped = True  # acknowledged: the run before takes no decision
         run = f"run:{next(self._ids)}"
         began = threading.Event()
         with self._lock:
             self._runs_began[run] = began
         try:
-            ray.get(self.handle.new_run.remote(self.name, run, rewind, abandon),
-                    timeout=self._timeout_s)
+            self._call("new_run", run, rewind, abandon)
             began.wait(self._timeout_s)  # the pump has dispatched all that came before
         except (RayActorError, RayTaskError, GetTimeoutError) as exc:
             raise AgentStoppedError(f"agent {self.name!r} could not begin a new run: "
@@ -149,7 +126,6 @@ class RemoteMember:
                 self._runs_began.pop(run, None)
                 self._ended_early.clear()
         self._pending.fail_all(AgentStoppedError(f"agent {self.name!r}: a new run began"))
-        self._run_stopped = False  # the new run takes decisions
 
     def run_began(self, run: str) -> None:
         """The host began new run ``run`` (fed by the pump, after the run before's reports)."""
@@ -158,18 +134,36 @@ class RemoteMember:
         if began is not None:
             began.set()
 
-    @property
     def usage(self) -> UsageReport:
         """Usage as the member's process counts it while it runs (asked of it); once it has
         stopped, as the driver counted it from the events the actor streamed (ray_usage.py)."""
         if self.running:
             try:
-                report: UsageReport = ray.get(self.handle.usage.remote(self.name),
-                                              timeout=self._timeout_s)
+                report: UsageReport = self._call("usage")
             except (RayActorError, RayTaskError, GetTimeoutError):
                 return self._usage.report()
             return report
         return self._usage.report()
+
+    def asked_usage(self) -> dict[str, UsageTotals]:
+        """The fresh callees its calls ran in its host, by callee (asked while it runs)."""
+        if not self.running:
+            return {}
+        try:
+            spent: dict[str, UsageTotals] = self._call("asked_usage")
+        except (RayActorError, RayTaskError, GetTimeoutError):
+            return {}
+        return spent
+
+    def knows(self, instance: str) -> bool:
+        try:
+            return bool(self._call("knows", instance))
+        except (RayActorError, RayTaskError, GetTimeoutError):
+            return False
+
+    def history(self) -> list[HistoryMessage]:
+        history: list[HistoryMessage] = self._call("history")
+        return history
 
     def placed(self, host: HostLink) -> None:
         """The backend put this member in ``host`` (its actor is created later, at once
@@ -178,15 +172,13 @@ class RemoteMember:
         if self._streaming:  # subscribed before the backend placed it
             host.stream(self._timeout_s)
 
-    def start(self) -> RemoteMember:
+    def start(self) -> None:
         if self.host is None or self.host.handle is None:
             raise AgentStoppedError(f"agent {self.name!r}: its team's runtime has not started")
         self.incarnation = self.host.wait_ready(self.name)
-        return self
 
     def stop(self, timeout: float = 10) -> None:
         """Stop the agent in its actor, end the actor (no restart), fail what is pending."""
-        self._run_stopped = True
         with self._lock:
             if self._stopped:
                 return
@@ -196,23 +188,12 @@ class RemoteMember:
         self._pending.fail_all()
         self._publisher.close()
 
-    def send(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-             trace_parent: object | None = None) -> Future[Any]:
-        """``deliver``, the answer as ``run`` returns it (typed for a typed member)."""
-        reply = self.deliver(text, sender=sender, mail_id=mail_id, trace_parent=trace_parent)
-        spec = self.config.output_spec()
-        return reply if spec is None else typed_reply(reply, spec.value)
-
-    def deliver(self, text: str, *, sender: str | None = None, mail_id: str | None = None,
-                trace_parent: object | None = None,
-                history: Sequence[HistoryMessage] | None = None) -> Future[str]:
+    def send(self, text: str, *, sender: str | None, mail_id: str | None,
+             trace_parent: object | None,
+             history: Sequence[HistoryMessage] | None) -> Future[str]:
         """Deliver to the member's host; a stored message (``mail_id``, with a session) is
         owed under its mail id, which a restarted host answers under too. With tracing, the
         turn there is a child of ``trace_parent`` (else of the caller's current span)."""
-        if not isinstance(text, str):
-            raise TypeError(f"a message is text, got {type(text).__name__}")
-        if not self.running:
-            raise not_running(self.name, "with team:")
         message_id = mail_id or f"driver:{next(self._ids)}"  # stored: its mail id
         reply = self._pending.add(message_id)
         parent = trace_parent or (current_parent() if self.traced else None)
@@ -247,42 +228,24 @@ class RemoteMember:
         return subscription
 
     def stop_run(self) -> None:
-        """Acknowledge a stop of the run, here and in the host, before returning: every
-        decision from now is refused (``AgentStoppedError``: "the run was stopped") and none
-        of its calls starts there (until ``new_run``)."""
-        self._run_stopped = True
+        """Acknowledge a stop of the run in the host before returning: none of its calls
+        starts there (until ``new_run``)."""
         if self.running:
             try:
-                ray.get(self.handle.stop_run.remote(self.name), timeout=self._timeout_s)
+                self._call("stop_run")
             except (RayActorError, RayTaskError, GetTimeoutError) as exc:
                 logger.warning("agent {}: its host did not take the stop: {}", self.name,
-                               type(exc).__name__)  # refused here anyway
+                               type(exc).__name__)  # refused by the Member anyway
 
-    def approve(self, invocation_id: str) -> None:
-        self._decide("approve", invocation_id)
-
-    def deny(self, invocation_id: str, reason: str = "denied by the user") -> None:
-        self._decide("deny", invocation_id, reason)
-
-    def _decide(self, method: str, *args: Any) -> None:
+    def decide(self, invocation_id: str, approve: bool, reason: str,
+               instance: str | None = None) -> None:
         """A decision waits for the host's answer, so an id no call waits with is the
         ``UnknownApprovalError`` a local member raises, not a decision that goes nowhere."""
-        if self._run_stopped:
-            raise run_stopped(self.name, args[0])
-        if not self.running:
-            raise not_running(self.name, "with team:")
-        try:
-            ray.get(getattr(self.handle, method).remote(self.name, *args),
-                    timeout=self._timeout_s)
-        except RayTaskError as exc:
-            if isinstance(exc.cause, AutobyteusLikeError):
-                raise exc.cause from None
-            raise
+        self._call("decide", invocation_id, approve, reason, instance)
 
-    def fetch_llm(self) -> LLM:
+    def llm(self) -> LLM:
         """The member's LLM as its actor has it now (what a scripted one was shown)."""
-        llm: LLM = portable.loads(ray.get(self.handle.llm.remote(self.name),
-                                          timeout=self._timeout_s))
+        llm: LLM = portable.loads(self._call("llm"))
         return llm
 
     # -- fed by the backend's pump ---------------------------------------------------------------

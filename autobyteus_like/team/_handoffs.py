@@ -138,7 +138,7 @@ def retake_handoff(mail: MailRoom, name: str, agents: dict[str, Member],
     conversation it was given, give it that conversation again from the stored hand-over
     (the sender's conversation as stored, its ``handoff_history`` of it), so the queued turn
     goes on with it. (A member in another process, Ray, is not covered.)"""
-    member = agents.get(name)
+    member = getattr(agents.get(name), "local", None)  # in this process (runtime/_member.py)
     if not isinstance(member, Agent):
         return
     stored = session.restore(name)
@@ -156,7 +156,7 @@ def _senders_conversation(sender: str, agents: dict[str, Member], session: Sessi
     """A hand-over's sender's conversation: as the resumed agent holds it, or for a member
     in another process (Ray) as its session stores it."""
     member = agents.get(sender)
-    if isinstance(member, Agent):
-        return list(member.history)
+    if isinstance(local := getattr(member, "local", None), Agent):
+        return list(local.history)
     speaks = member.config.resolved_format() if member is not None else None
     return list(to_history(session.restore(sender).messages, speaks or "native"))

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from autobyteus_like.usage._report import TeamUsage
 
 __all__ = ["ASK_PREFIX", "MemberCallEvent", "MemberCalls", "as_instance_event", "ask_tool_name",
-           "asked_member"]
+           "asked_member", "root_caller"]
 
 AskRunning = Callable[[str, str, str, object | None, list[tuple[str, str]]], "Future[Any]"]
 """A Ray host's way to a running conversation: (callee, request, caller, the span of the
@@ -126,7 +126,7 @@ class MemberCalls:
         self._ask_running: AskRunning | None = None
         self._lock = threading.Lock()
         self._live: dict[str, Agent] = {}
-        self._spent: dict[str, UsageTotals] = {}
+        self._spent: dict[tuple[str, str], UsageTotals] = {}  # finished: by (root, callee)
 
     def __getstate__(self) -> dict[str, Any]:
         """What travels to a Ray host with a caller's ``ask_*`` tool: the members' configs,
@@ -144,19 +144,20 @@ class MemberCalls:
     def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None,
                 session: Session | None,
                 publish: Callable[[AgentEvent], None] | None = None,
-                ask_running: AskRunning | None = None) -> CallGraph:
+                ask_running: AskRunning | None = None) -> MemberCalls:
         """In a Ray host: its fresh instances count on the team's budget there, trace into
         the host's spans, keep their records in the team's session as the host reaches it
         and put their events (``MemberCallEvent``) into the host's stream (``publish``); a
         call of a running conversation goes wherever that member lives (``ask_running``).
-        Returns the graph the host adds other hosts' calls in flight to."""
+        Returns itself: the host decides its instances' calls, reads their usage and adds
+        other hosts' calls in flight to its ``graph``."""
         self._team_usage = team_usage
         self._tracing = tracing
         self._session = session
         if publish is not None:
             self._publish = publish
         self._ask_running = ask_running
-        return self.graph
+        return self
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -254,7 +255,7 @@ class MemberCalls:
             with self._lock:
                 self._live.pop(address, None)
             agent.stop()
-            self._count(callee, agent.usage.run)
+            self._count(address, agent.usage.run)
             forward.close()
 
     def _parent(self, caller: str, context: ToolContext) -> object | None:
@@ -271,19 +272,31 @@ class MemberCalls:
         with self._lock:
             return self._live.get(address)
 
-    def _count(self, callee: str, spent: UsageTotals) -> None:
+    def _count(self, address: str, spent: UsageTotals) -> None:
+        key = (root_caller(address), address.partition("@")[0])
         with self._lock:
-            kept = self._spent.get(callee)
-            self._spent[callee] = spent if kept is None else _added(kept, spent)
+            kept = self._spent.get(key)
+            self._spent[key] = spent if kept is None else _added(kept, spent)
 
-    def usage(self, members: dict[str, UsageTotals]) -> dict[str, UsageTotals]:
-        """The members' usage with their fresh instances' (finished and running) added."""
+    def spent_by(self, member: str | None = None) -> dict[str, UsageTotals]:
+        """The fresh instances' usage (finished and running) by callee: of every chain, or
+        of those a call of team member ``member`` began."""
         with self._lock:
-            extra = [(name, spent) for name, spent in self._spent.items()]
-            live = list(self._live.values())
-        extra += [(agent.name, agent.usage.run) for agent in live]
+            extra = [(callee, spent) for (root, callee), spent in self._spent.items()
+                     if member is None or root == member]
+            live = [(address, agent) for address, agent in self._live.items()
+                    if member is None or root_caller(address) == member]
+        totals: dict[str, UsageTotals] = {}
+        for name, spent in [*extra, *((agent.name, agent.usage.run) for _, agent in live)]:
+            totals[name] = spent if name not in totals else _added(totals[name], spent)
+        return totals
+
+    def usage(self, members: dict[str, UsageTotals],
+              extra: dict[str, UsageTotals] | None = None) -> dict[str, UsageTotals]:
+        """The members' usage with their fresh instances' (finished and running) added, or
+        ``extra`` added (those a member's calls ran elsewhere)."""
         totals = dict(members)
-        for name, spent in extra:
+        for name, spent in (self.spent_by() if extra is None else extra).items():
             totals[name] = spent if name not in totals else _added(totals[name], spent)
         return totals
 
@@ -319,6 +332,11 @@ async def _answer(callee: str, reply: Future[Any]) -> Any:
                           "instead of answering; a member answering a question as a tool "
                           "cannot hand over", recoverable=False)
     return answer
+
+
+def root_caller(address: str) -> str:
+    """The member whose call began an address's chain (``j@r@lead/c1/c2``: ``lead``)."""
+    return address.rpartition("@")[2].partition("/")[0]
 
 
 def _stored_answer(session: Session, config: AgentConfig) -> Callable[[], Any] | None:

@@ -19,7 +19,6 @@ from autobyteus_like.errors import (
     BadRequestError,
     ConfigError,
     LLMError,
-    UnknownMemberError,
     UsageLimitExceededError,
 )
 from autobyteus_like.formats import FormatRegistry
@@ -27,13 +26,14 @@ from autobyteus_like.mail._events import TeamQuiescent
 from autobyteus_like.mail._room import MailRoom
 from autobyteus_like.runtime import LocalRuntime, RayRuntime, open_backend
 from autobyteus_like.runtime._backend import Member
+from autobyteus_like.runtime._member import Callee
 from autobyteus_like.team._answers import TeamAnswers
 from autobyteus_like.team._callers import CallerQueue
 from autobyteus_like.team._config import TeamConfig
 from autobyteus_like.team._conversations import Conversations, check_conversation_id
 from autobyteus_like.team._handoffs import handoff_tools, user_recipient
 from autobyteus_like.team._member_tools import MemberCalls
-from autobyteus_like.team._roster import with_roster
+from autobyteus_like.team._roster import find_member, members_usage, with_roster
 from autobyteus_like.team._session_work import TeamSessionWork
 from autobyteus_like.tools._registry import (
     ToolLike,
@@ -46,6 +46,7 @@ from autobyteus_like.tracing._settings import Tracing
 from autobyteus_like.usage._report import TeamUsage, UsageReport
 
 if TYPE_CHECKING:
+    from autobyteus_like.agent._agent import Agent
     from autobyteus_like.store._session import Session
 
 __all__ = ["AgentTeam"]
@@ -162,8 +163,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         ones already started are stopped again; a server that cannot start, an LLM that cannot
         be built (a missing API key or extra) or a tool name no server provides is a
         ``ConfigError`` naming it."""
-        # on Ray, each host starts the servers its members use (runtime/_ray_tools_mcp.py)
-        if self.sources and not self._sources_held and not isinstance(self.runtime, RayRuntime):
+        if self.sources and not self._sources_held and self._backend.sources_here:
             acquire_all(self.sources, f"team {self.name!r}")
             self._sources_held = True
         starting = ""
@@ -313,8 +313,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
     def usage(self) -> UsageReport:
         """Tokens, calls and cost of this run (since start), of the session (every run), and
         of each member's run."""
-        return self._usage.report(self.member_calls.usage(  # a fresh instance: its callee's
-            {name: agent.usage.run for name, agent in self.agents.items()}))
+        return self._usage.report(members_usage(self.agents, self.member_calls))
 
     @property
     def usage_limit_error(self) -> UsageLimitExceededError | None:
@@ -392,9 +391,7 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         team._callers.name = f"{self.name}@{conversation}"
         return team.start()
 
-    def _member(self, name: str) -> Member:
-        """The member of that name, or ``UnknownMemberError`` naming the members."""
-        member = self.agents.get(name) or self.member_calls.instance(name)  # callee@caller/call
-        if member is None:
-            raise UnknownMemberError(self.name, name, list(self.agents))
-        return member
+    def _member(self, name: str) -> Member | Agent | Callee:
+        """The member of that name, or a fresh instance answering a call (its address,
+        ``callee@caller/call``), or ``UnknownMemberError`` naming the members."""
+        return find_member(self.name, self.agents, self.member_calls, name)

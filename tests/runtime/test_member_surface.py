@@ -18,6 +18,7 @@ from autobyteus_like import (
 )
 from autobyteus_like.events import ApprovalRequested, ToolResultReceived, ToolStarted
 from autobyteus_like.runtime import LocalRuntime, RayRuntime
+from autobyteus_like.team import MemberCallEvent
 from tests.runtime.scripted_teams import (
     RAY_KINDS,
     call,
@@ -284,3 +285,35 @@ def test_a_turn_cut_by_a_stop_is_resumed_from_the_session_with_its_call_interrup
         assert team.resume(timeout=60) == "it was cut off; I will check before trying again"
         [request] = _llm(team.agents["lead"]).requests
     assert "INTERRUPTED" in request.messages[-1].content
+
+
+@on_local_and("ray")  # the instance runs in its caller's host: decided and counted there
+def test_a_fresh_callee_s_call_is_decided_by_its_address_and_counted_under_it(runtime):
+    """A member asked as a tool (a fresh instance per call) makes a call that needs approval:
+    it waits, never run unasked, until ``team.approve`` gets the address and id its nested
+    event shows (``clerk@lead/CALL``); the instance's usage is reported under the callee."""
+    lead = member("lead", [call("ask_clerk", request="clean"), "done, says the clerk"],
+                  tools=["ask:clerk"])
+    clerk = member("clerk", [call("purge", target="/tmp/x"), "purged"], tools=["purge"],
+                   auto_execute_tools=False, approval_policy="marked")
+    asked = []
+
+    with AgentTeam(one_team(lead, clerk), tools=[purge], runtime=runtime) as team:
+        def on_event(event):
+            if isinstance(event, MemberCallEvent) and isinstance(event.event,
+                                                                 ApprovalRequested):
+                asked.append(event)
+                team.approve(event.member, event.event.invocation.id)
+
+        events = team.events()
+        team.send("go")
+        seen = until_quiet(events, on_event=on_event)
+        usage = team.usage
+    [request] = asked
+    assert request.member == f"clerk@lead/{request.call_id}"
+    ran = [e.event.result for e in seen if isinstance(e, MemberCallEvent)
+           and isinstance(e.event, ToolResultReceived)]
+    assert [(r.status, r.content) for r in ran] == [("success", "purged /tmp/x")]
+    assert seen[-1].answer == "done, says the clerk"
+    spent = usage.members["clerk"]
+    assert (spent.llm_calls, spent.tool_calls) == (2, 1)  # the instance's, under the callee
