@@ -127,7 +127,7 @@ class PageQuestions:
         self._settled(key, question, done, "by the page's user")
         return f"{done} the question of MCP server {question.request.server!r}"
 
-    def end_run(self, run: str) -> None:
+    def decline_run(self, run: str) -> None:
         """Decline what ``run`` still asks (on the server's loop): the run ended."""
         with self._lock:
             ended = [(k, q) for k, q in self._waiting.items() if q.run == run]

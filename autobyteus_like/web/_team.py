@@ -184,7 +184,7 @@ class WebTeam:
             logger.exception("web run {} failed", run.key)
             self.log.append(run.key, run.failed(f"{type(exc).__name__}: {exc}", "Internal"))
         finally:
-            self.questions.end_run(run.key)
+            self.questions.decline_run(run.key)
             self._end_waiting(run.key, "was stopped" if run.key in self._stopped else "ended")
             self._run = self._scope = None
 

@@ -89,7 +89,7 @@ def test_a_team_stream_left_early_releases_its_subscription():
     config = TeamConfig(name="t", coordinator="lead", members=[
         AgentConfig(name="lead", llm=ScriptedLLM(["hello there"]))])
     with AgentTeam(config) as team:
-        lead = team.agents["lead"]
+        lead = team.agents["lead"].local  # the agent itself, in this process
         assert isinstance(lead, Agent)
         stream = team.stream("hi")
         events = stream.events()
