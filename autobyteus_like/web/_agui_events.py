@@ -248,6 +248,12 @@ class AguiRun:
         out.append(self._call_custom("tool_result", event.agent, result.invocation_id, {
             "status": result.status, "code": None if error is None else error.code.value,
             "finished": self._finished_calls}))
+        if result.status == "success" and result.tool_name == "memory.advise" and \
+                isinstance(result.content, dict):  # the member's working set, as it is now
+            out.append(self._custom("working_set", event.agent, {
+                kind: [{"path": str(entry.get("path")), "why": str(entry.get("why", ""))}
+                       for entry in result.content.get(kind) or [] if isinstance(entry, dict)]
+                for kind in ("hot", "cold")}))
         return out
 
     # -- the rest ---------------------------------------------------------------------------

@@ -111,3 +111,19 @@ def test_stopped_and_failed_runs_close_what_is_open():
     failed = run.failed("it broke", "AgentTurnError")
     assert [e.type.value for e in failed] == ["TEXT_MESSAGE_END", "RUN_ERROR"]
     assert failed[-1].message == "it broke"
+
+
+def test_a_members_working_set_is_an_event_of_its_own():
+    advised = ToolInvocation(id="c1", name="memory.advise")
+    kept = {"hot": [{"path": "notes/a.md", "why": "the plan"}],
+            "cold": [{"path": "old.md", "why": "done"}]}
+    events = wire(run_of([
+        ToolCallParsed(agent="r", invocation=advised),
+        ToolResultReceived(agent="r", result=ToolResult(
+            invocation_id="c1", tool_name="memory.advise", status="success", content=kept)),
+        ToolResultReceived(agent="r", result=ToolResult.failure(  # a failure shows none
+            ToolInvocation(id="c2", name="memory.advise"), ErrorCode.INVALID_ARGS,
+            "give at least one hot or cold path")),
+    ]))
+    shown = [e.value for e in events if getattr(e, "name", "") == "autobyteus.working_set"]
+    assert shown == [{"member": "r", **kept}]

@@ -291,3 +291,27 @@ def test_an_mcp_servers_question_is_a_card_answered_from_the_page(tmp_path, brow
             assert "accept {'name': 'Grace', 'age': 85}" in result
     finally:
         assert server.stop() == 0
+
+
+def test_a_members_working_set_is_shown_in_its_panel(tmp_path, browser):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "plan.md").write_text("# Plan\nShip on Friday.\n")
+    team = write_team(tmp_path, [
+        {"name": "keeper", "role": "remembers", "tool_format": "json",
+         "tools": ["memory.advise"], "sandbox": {"roots": [str(workspace)]},
+         "llm": {"provider": "scripted", "responses": [
+             call("memory.advise", hot=[{"path": "plan.md", "why": "the plan"}],
+                  why="keep the plan at hand"), "Kept."]}}], name="memorydemo")
+    server = WebServer(team, "--tools", "autobyteus_like.tools:builtin_tools")
+    try:
+        with browser_page(browser) as page:
+            page.goto(server.url)
+            page.wait_for_selector("body[data-connected]")
+            page.fill("#message", "remember the plan")
+            page.click("#send")
+            page.wait_for_selector("#run-state[data-state=finished]")
+            shown = page.locator(".panel[data-member=keeper] .working-set")
+            assert shown.inner_text() == "working set: hot plan.md; cold -"
+    finally:
+        assert server.stop() == 0

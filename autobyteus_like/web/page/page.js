@@ -286,6 +286,10 @@
       c.dataset.outcome = v.status;
       setState(c, (v.status === "success" ? "done" : "failed " + (v.code || "")) + ", finished " + ordinal(v.finished));
     },
+    working_set(m, v) {
+      const paths = (entries) => entries.map((e) => e.path).join(", ") || "-";
+      add(m, el("div", "entry note working-set", "working set: hot " + paths(v.hot) + "; cold " + paths(v.cold)));
+    },
     parse_failed(m, v) { add(m, el("div", "entry error", "could not read a call: " + v.message)); },
     message(m, v) { if (v.sender) add(v.recipient, el("div", "entry note", "message from " + v.sender + ": " + v.content)); },
     handed_over(m, v) {
