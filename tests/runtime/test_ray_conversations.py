@@ -13,7 +13,6 @@ from autobyteus_like import AgentTeam
 from autobyteus_like.llm import LLMRequest
 from autobyteus_like.store import Session
 from tests.runtime.scripted_teams import member, ray_runtime, team_config
-from tests.stress_rounds import in_the_deep_run
 
 
 def _reply(request: LLMRequest) -> str:
@@ -22,8 +21,6 @@ def _reply(request: LLMRequest) -> str:
 
 
 @pytest.mark.slow  # two conversations: two hosts' processes start (seconds)
-@in_the_deep_run("conversations: tests/team/test_conversations.py locally; a Ray team "
-                 "asked again and again: tests/serving/test_team_host_ray.py")
 def test_ray_conversations_each_caller_gets_its_own_answer(ray_cluster, tmp_path):
     """Four threads at once on the default conversation (released by a barrier) and one
     message in another conversation: every caller gets the answer to its own message, each
