@@ -12,14 +12,23 @@ reply. Safe by default:
   ``LLMError`` saying so, never a quiet stop, and a task that completed as the cancel came
   gives its answer (the remote did the work: it is not reported as cancelled);
 * no answer within ``timeout_s`` is an ``LLMError`` saying so (the remote task is cancelled);
-* a remote that cannot be reached, goes away mid-task, answers 401, fails its task, rejects
-  it or asks for input is an ``LLMError`` naming the URL and what happened, never a hang.
+* a remote that cannot be reached, goes away mid-task, answers 401, fails its task or
+  rejects it is an ``LLMError`` naming the URL and what happened, never a hang;
+* a remote asking for input (``input-required``) is never answered unasked: when the member
+  has the tool ``a2a_answer`` (an ``a2a:`` member always has it: ``REMOTE_ANSWER_TOOL``) the
+  turn ends in a call of it, whose arguments show the question, and that tool always waits
+  for a person's approval (our approval flow: ``approve``/``deny``, an A2A or MCP client of
+  ours, the CLI prompt; a host with nobody to ask denies it with its reason); the decision is
+  sent as the next message of the waiting task (``approve``, or ``deny: <reason>``) and the
+  remote's answer is the member's reply. Without that tool the question is declined (its task
+  cancelled, an ``LLMError`` saying so).
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import os
 import queue
 import threading
@@ -32,9 +41,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autobyteus_like.errors import LLMError, RemoteQuestion
 from autobyteus_like.llm._base import LLM
-from autobyteus_like.llm._messages import LLMChunk, LLMRequest
+from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
+from autobyteus_like.tools._decorator import tool
 
-__all__ = ["A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
+__all__ = ["REMOTE_ANSWER_TOOL", "A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
+
+
+@tool(name="a2a_answer", requires_approval=True, dangerous=True,
+      description="Pass the remote A2A agent's question to a person (never called by hand).")
+def _remote_answer(task_id: str, question: str) -> str:
+    """A person approved the remote agent's question: the remote is told so.
+
+    Args:
+        task_id: The remote task waiting for the answer.
+        question: What the remote agent asks.
+    """
+    return "approve"
+
+
+REMOTE_ANSWER_TOOL = _remote_answer
+"""The tool through which a remote member's question waits for a person (``dangerous``:
+no policy, ``--yes`` included, approves it unasked)."""
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
@@ -66,7 +93,9 @@ class A2AMember(BaseModel):
         except ValidationError as exc:
             raise ValueError("a2a: " + "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-        return {**data, "a2a": spec, "llm": spec.build()}
+        tools = [t for t in data.get("tools") or () if t != REMOTE_ANSWER_TOOL.name]
+        return {"tool_format": "native", **data, "a2a": spec, "llm": spec.build(),
+                "tools": [*tools, REMOTE_ANSWER_TOOL]}  # (its question: a native call)
 
     def build(self) -> RemoteA2AAgent:
         """The member's model (``ValueError`` when ``token_env`` is not set)."""
@@ -104,9 +133,14 @@ class RemoteA2AAgent(LLM):
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        asks = any(t.name == REMOTE_ANSWER_TOOL.name for t in request.tools)
+        task, decided = _decision(request.messages) if asks else (None, None)
+        if decided is not None:
+            text = decided  # a person's decision on the remote's question, to its task
         pieces: queue.SimpleQueue[str] = queue.SimpleQueue()
         loop = asyncio.new_event_loop()
-        work = loop.create_task(self.ask(text, cancel, pieces.put))
+        work = loop.create_task(self.ask(text, cancel, pieces.put, task=task,
+                                         keep_question=asks))
         streamed: list[str] = []
         try:
             while not work.done():  # the remote's text as it comes, on this worker thread
@@ -116,6 +150,12 @@ class RemoteA2AAgent(LLM):
                     streamed.append(piece)
                     yield LLMChunk(text=piece)
             answer = work.result()
+        except RemoteQuestion as asked:  # to a person, through the tool that waits for one
+            arguments = json.dumps({"task_id": asked.task_id, "question": asked.question})
+            yield LLMChunk(final=True, finish_reason="tool_calls", tool_calls=(NativeToolCall(
+                id=f"a2a-{uuid.uuid4().hex[:12]}", name=REMOTE_ANSWER_TOOL.name,
+                arguments=arguments),))
+            return
         finally:
             if not work.done():  # the consumer went away: the remote task is cancelled
                 cancel.set()
@@ -264,6 +304,25 @@ class RemoteA2AAgent(LLM):
                      TaskState.TASK_STATE_CANCELED):
             raise self._error(f"its task ended {named}: {status_text or 'no reason given'}")
         raise self._error(f"its stream ended before the task finished (last state: {named})")
+
+
+def _decision(messages: tuple[Message, ...]) -> tuple[str | None, str | None]:
+    """When the newest message is the result of our ``a2a_answer`` call: the waiting task and
+    what to send it (``approve``, or ``deny: <reason>``); else (None, None)."""
+    if not messages or messages[-1].role != "tool":
+        return None, None
+    asked = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    calls = {c.id: c for c in (asked.tool_calls if asked else ())
+             if c.name == REMOTE_ANSWER_TOOL.name}
+    for result in messages[-1].tool_results:
+        if (call := calls.get(result.invocation_id)) is None:
+            continue
+        task = str(call.arguments.get("task_id", ""))
+        if result.status == "success":
+            return task, "approve"
+        why = result.error.message if result.error else "no reason given"
+        return task, "deny: " + why.removeprefix("denied: ")
+    return None, None
 
 
 async def _cancel_task(client: Any, task: str) -> tuple[str | None, str | None]:
