@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autobyteus_like.errors import ToolFailure
 
-__all__ = ["MCPPromptRef", "PromptMessage", "check_prompt_data"]
+__all__ = ["MCPPromptRef", "MCPResourceRef", "PromptMessage", "check_prompt_data"]
 
 
 class MCPPromptRef(BaseModel):
@@ -43,12 +43,44 @@ class MCPPromptRef(BaseModel):
         return text
 
 
+class MCPResourceRef(BaseModel):
+    """A resource of a server, attached to a message (``{server, uri}``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    server: str = Field(min_length=1)
+    uri: str = Field(min_length=1, max_length=4_096)
+
+    def attach(self, message: str, sources: Iterable[Any]) -> str:
+        """``message`` with the resource's text after it (``MCPToolset.attach``: cut like a
+        result); ``ValueError`` naming what went wrong."""
+        where = f"resource {self.uri!r} of MCP server {self.server!r}"
+        found = next((s for s in sources if getattr(s, "namespace", None) == self.server
+                      and callable(getattr(s, "attach", None))), None)
+        if found is None:
+            raise ValueError(f"{where}: the team has no MCP server named {self.server!r}")
+        try:
+            return str(found.attach(message, self.uri))
+        except ToolFailure as exc:
+            raise ValueError(f"{where}: {exc.message}") from None
+
+
 class PromptMessage(BaseModel):
-    """A user message taken from an MCP server's prompt (a team's ``message:``)."""
+    """A user message taken from an MCP server's prompt (a team's ``message:``), with the
+    resources to attach to it (``resources: [{server, uri}, ...]``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     prompt: MCPPromptRef
+    resources: list[MCPResourceRef] = Field(default_factory=list, max_length=16)
+
+    def text(self, sources: Iterable[Any]) -> str:
+        """The message: the prompt's text, each resource after it (``ValueError``)."""
+        found = list(sources)
+        text = self.prompt.text(found)
+        for resource in self.resources:
+            text = resource.attach(text, found)
+        return text
 
 
 def check_prompt_data(data: Any) -> Any:

@@ -179,7 +179,7 @@ def _run_team(args: argparse.Namespace, team: AgentTeam, session: Session | None
         if args.message is _FROM_PROMPT:  # the team's message: an MCP server's prompt
             assert team.config.message is not None
             try:
-                args.message = team.config.message.prompt.text(sources)
+                args.message = team.config.message.text(sources)
             except ValueError as exc:
                 raise ConfigError(f"{args.team}: message", [str(exc)]) from None
         if args.message is not None:

@@ -252,6 +252,14 @@ class MCPToolset:
         result = self._ask(f"resource {uri!r}", lambda c: c.read_resource(uri))
         return resource_text(result, self.config.max_result_chars)
 
+    def attach(self, message: str, uri: str) -> str:
+        """``message`` with the resource ``uri`` read now and put after it (its text cut at
+        ``max_result_chars`` like any result), for a member's turn; ``ToolFailure`` naming the
+        resource when it cannot be read."""
+        text = self.read_resource(uri)
+        return (f"{message}\n\n<resource server={self._name!r} uri={uri!r}>\n{text}\n"
+                "</resource>")
+
     def subscribe(self, uri: str) -> None:
         """Ask the server to announce changes of ``uri`` (to ``on_resource_updated``)."""
         self._ask(f"subscribing to {uri!r}", lambda c: c.subscribe(uri))
