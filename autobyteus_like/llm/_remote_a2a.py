@@ -61,7 +61,7 @@ def _remote_answer(task_id: str, question: str) -> str:
 
 REMOTE_ANSWER_TOOL = _remote_answer
 """The tool through which a remote member's question waits for a person (``dangerous``:
-no policy, ``--yes`` included, approves it unasked)."""
+``auto_approve_marked`` does not waive it; a host's blanket ``--yes`` still approves it)."""
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""

@@ -109,8 +109,8 @@ class TeamConfig(ConfigModel):
     """How deep calls of members as tools (``ask:NAME``) may nest; a deeper one is refused."""
     message: PromptMessage | None = None
     """The message ``autobyteus-like run`` gives the coordinator when it is given no
-    ``--message``: ``{prompt: {server, name, arguments}}``, an MCP server's prompt's text
-    (docs/mcp.md)."""
+    ``--message``: ``{prompt: {server, name, arguments}, resources: [{server, uri}]}``, an
+    MCP server's prompt's text with those resources attached (docs/mcp.md)."""
 
     @model_validator(mode="before")
     @classmethod
