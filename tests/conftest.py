@@ -123,7 +123,7 @@ def _xdist_group(item: pytest.Item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)  # an xdist worker reads the groups from the marks right after
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect (the groups are whole modules)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _needs_ray(item) or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -132,7 +132,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         from tests.xdist_groups import share_out
 
         root = config.rootpath
-        share_out(items, _xdist_group, first=frozenset(root / path for path in RAY_OF_THEIR_OWN))
+        share_out(config, items, _xdist_group,
+                  first=frozenset(root / path for path in RAY_OF_THEIR_OWN))
     else:
         _ray_modules_together(items)
 
