@@ -11,7 +11,8 @@ the call's id in the address, and a call run again on resume (the tool is idempo
 answer stored there, or resumes the callee's unfinished turn, instead of asking again. A callee
 with ``ask_conversation: running`` answers in its running conversation instead (calls queue on
 it, in order; on Ray wherever that member lives: ``runtime/_ray_asks.py``). Loops and
-depth: ``team/_call_graph.py``.
+depth: ``team/_call_graph.py``. A callee that is an ``a2a:`` member is asked directly, its
+skills too (``ask:NAME.SKILL``): ``team/_remote_asks.py``.
 """
 
 from __future__ import annotations
