@@ -35,17 +35,47 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE"):
     del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
+_LEFT = pytest.StashKey[list[tuple[str, int, str]]]()
+"""The processes the workers of a distributed run (pytest-xdist) found left running."""
+
+
+def _distributing(config: pytest.Config) -> bool:
+    """Whether this process hands the tests out to workers (xdist's controller)."""
+    return config.pluginmanager.has_plugin("dsession")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Nothing the run started is left running (servers, browsers, Ray, what they started)."""
-    left = left_running(RUN_MARK)
+    """Nothing the run started is left running (servers, browsers, Ray, what they started).
+    Each xdist worker looks for what it started (its own mark: it marks its children with its
+    pid) and hands what it found to the controller, which reports them all (below)."""
+    config = session.config
+    if _distributing(config):  # starts no test process of its own
+        left = config.stash.get(_LEFT, [])
+    else:
+        left = [("", pid, command) for pid, command in left_running(RUN_MARK)]
+        if hasattr(config, "workerinput"):
+            config.workeroutput["left_running"] = left  # type: ignore[attr-defined]
+            return
     if left:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.ensure_newline()
+            if _distributing(config):  # xdist's progress line is still open
+                reporter.line("")
             reporter.write_line(f"processes left running by the tests: {len(left)}", red=True)
-            for pid, command in left:
-                reporter.write_line(f"  {pid} {command}", red=True)
+            for worker, pid, command in left:
+                reporter.write_line(f"  {worker}{' ' if worker else ''}{pid} {command}",
+                                    red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    """A worker ended: what it found left running, kept for the controller's report."""
+    output = getattr(node, "workeroutput", None) or {}
+    name = node.gateway.id
+    node.config.stash.setdefault(_LEFT, []).extend(
+        (name, pid, command) for _, pid, command in output.get("left_running", ()))
 
 
 def pytest_unconfigure() -> None:
@@ -69,11 +99,54 @@ def _needs_ray(item: pytest.Item) -> bool:
             or any(str(params.get(key, "")).startswith("ray") for key in ("runtime", "backend")))
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+RAY_OF_THEIR_OWN = frozenset({"tests/runtime/test_auto_cluster.py"})
+"""Modules that start a Ray cluster of their own without a fixture that says so (another
+cluster running beside it would be joined: this one runs before the suite's)."""
+
+
+def _starts_ray(item: pytest.Item) -> bool:
+    """Whether the test runs Ray: on the suite's cluster, a head node or a cluster of its own."""
+    return (_needs_ray(item) or "head_node" in getattr(item, "fixturenames", ())
+            or _relative(item) in RAY_OF_THEIR_OWN)
+
+
+def _relative(item: pytest.Item) -> str:
+    return item.path.relative_to(item.config.rootpath).as_posix()
+
+
+def _xdist_group(item: pytest.Item) -> str | None:
+    """The group of workers' tests (tests/xdist_groups.py) the test's module goes into."""
+    if _starts_ray(item):
+        return "ray"
+    if "llama_server" in getattr(item, "fixturenames", ()):
+        return "llama"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect (the groups are whole modules)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _needs_ray(item) or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-    _ray_modules_together(items)
+    if hasattr(config, "workerinput"):  # one of xdist's workers (every worker collects all)
+        from tests.xdist_groups import share_out
+
+        root = config.rootpath
+        share_out(config, items, _xdist_group,
+                  first=frozenset(root / path for path in RAY_OF_THEIR_OWN))
+    else:
+        _ray_modules_together(items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # type: ignore[no-untyped-def]
+    """``--dist loadgroup`` (pyproject's addopts) with a whole module as the unit of an
+    unmarked test, so that a module's fixtures are set up once (tests/xdist_groups.py)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from tests.xdist_groups import ModuleOrGroupScheduling
+
+    return ModuleOrGroupScheduling(config, log)
 
 
 def _ray_modules_together(items: list[pytest.Item]) -> None:

@@ -75,6 +75,17 @@ class LlamaServer:
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> LlamaServer:
+        # The port was free when chosen, not reserved: another process may have taken it
+        # since. A server that ends at once, saying so, gets another port, twice at most.
+        for _ in range(2):
+            if self._launch(give_up=False):
+                return self
+            self.port = _free_port()
+            self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._launch()
+        return self
+
+    def _launch(self, give_up: bool = True) -> bool:
         config = self.folder / "models.json"
         config.write_text(json.dumps({"host": "127.0.0.1", "port": self.port, "models": [
             {"model": str(self.model), "model_alias": alias, "chat_format": chat_format,
@@ -85,19 +96,21 @@ class LlamaServer:
             self._process = subprocess.Popen(
                 [str(self.python), str(LAUNCHER), "--config_file", str(config)],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self._wait_ready()
-        return self
+        return self._wait_ready(give_up)
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, give_up: bool = True) -> bool:
         # The server listens once its model is loaded; no event says so: poll with a deadline.
         deadline = time.monotonic() + 120
         while True:
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as answer:
                     json.load(answer)
-                return
+                return True
             except (OSError, urllib.error.URLError, ValueError):
                 ended = self._process is not None and self._process.poll() is not None
+                if ended and not give_up and "address already in use" in self.log_text():
+                    self._process = None
+                    return False
                 if ended or time.monotonic() > deadline:
                     tail = self.log.read_text(errors="replace")[-600:]
                     self.stop()

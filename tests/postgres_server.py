@@ -94,10 +94,19 @@ class PostgresServer:
         self._run(str(self.binaries / "initdb"), "-D", str(data), "-U", "postgres",
                   "--auth=trust", "-E", "UTF8", "--no-sync")
         self._durable = durable
+        # The port was free when chosen, not reserved: another process (the other test worker's
+        # server, any client's outgoing connection) may have taken it since. A server that
+        # ends at once gets another port, twice at most.
+        for _ in range(2):
+            if self._launch(give_up=False):
+                return self
+            self.port = _free_port()
         self._launch()
         return self
 
-    def _launch(self) -> None:
+    def _launch(self, give_up: bool = True) -> bool:
+        """Start the server on its data and port; False if it ended before accepting
+        connections and ``give_up`` is False (else: stop, raise)."""
         data, durable = self.folder / "data", self._durable
         self._process = subprocess.Popen(
             [str(self.binaries / "postgres"), "-D", str(data), "-p", str(self.port),
@@ -105,7 +114,7 @@ class PostgresServer:
              *([] if durable else ["-c", "fsync=off", "-c", "full_page_writes=off"])],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, user=self.user,
             start_new_session=True)
-        self._wait_ready()
+        return self._wait_ready(give_up)
 
     def restart(self) -> None:
         """Stop the server ("fast": every connection is dropped) and start it again on the
@@ -116,7 +125,7 @@ class PostgresServer:
             process.wait(30)
         self._launch()
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, give_up: bool = True) -> bool:
         import psycopg
 
         # No event tells when the server accepts connections: poll with a deadline.
@@ -124,10 +133,13 @@ class PostgresServer:
         while True:
             try:
                 psycopg.connect(self.url("postgres"), connect_timeout=2).close()
-                return
+                return True
             except psycopg.OperationalError:
-                if time.monotonic() > deadline or (self._process and self._process.poll()
-                                                   is not None):
+                ended = self._process is not None and self._process.poll() is not None
+                if ended and not give_up:
+                    self._process = None
+                    return False
+                if time.monotonic() > deadline or ended:
                     self.stop()
                     raise RuntimeError("the PostgreSQL test server did not start") from None
                 time.sleep(0.05)

@@ -20,12 +20,12 @@ START_S = 4.0
 """How long the MCP server takes to start (a sleep before it serves)."""
 
 
-def slow_start_team(folder: Path, responses: list[str]) -> Path:
+def slow_start_team(folder: Path, responses: list[str], start_s: float = START_S) -> Path:
     path = folder / "slow.yaml"
     path.write_text(yaml.safe_dump({
         "name": "slow", "coordinator": "lead",
         "mcp_servers": {"fixture": {
-            "command": "sh", "args": ["-c", f'sleep {START_S}; exec "$0" "$1" stdio',
+            "command": "sh", "args": ["-c", f'sleep {start_s}; exec "$0" "$1" stdio',
                                       sys.executable, SDK_SERVER]}},
         "members": [{"name": "lead", "tool_format": "json", "tools": ["fixture.echo", "wait"],
                      "llm": {"provider": "scripted", "responses": responses}}]}))
@@ -49,8 +49,9 @@ def test_the_timeout_does_not_count_the_start_up(tmp_path):
 
 def test_the_timeout_still_bounds_the_run(tmp_path):
     marker = tmp_path / "marker"
-    team = slow_start_team(tmp_path, [
-        f'{{"name": "wait", "arguments": {{"seconds": 60, "marker": "{marker}"}}}}', "never"])
+    team = slow_start_team(tmp_path, [  # a start of a second is enough to be left out here
+        f'{{"name": "wait", "arguments": {{"seconds": 60, "marker": "{marker}"}}}}', "never"],
+        start_s=1)
     stopped = run(team, 2)
     assert stopped.returncode == 1, stopped.stderr
     assert stopped.stderr.strip().splitlines()[-1] == (

@@ -3,7 +3,8 @@ a team served as an A2A agent (``serve_a2a``, ``autobyteus-like serve-a2a``), it
 ``/.well-known/agent-card.json`` and the JSON-RPC binding of A2A 1.0 at ``/``; and a remote A2A
 agent as a team member (``RemoteA2AAgent``, given as the member's ``llm``, or ``a2a: {url: ...}``
 in YAML: ``A2AMember``) or as a tool
-(``remote_agent_tool``; one tool per skill of its card: ``remote_skill_tools``).
+(``remote_agent_tool``; one tool per skill of its card: ``remote_skill_tools``; in YAML
+``ask:NAME`` / ``ask:NAME.SKILL`` / ``ask:NAME.*`` of an ``a2a:`` member: docs/teams.md).
 
 Importing this package loads no A2A SDK; building or serving an app does.
 """

@@ -18,13 +18,11 @@ answered unasked; at most 16 questions wait (past it the oldest task is cancelle
 
 from __future__ import annotations
 
-import asyncio
-import re
-import threading
 import uuid
 
 from autobyteus_like.errors import LLMError, ToolFailure
 from autobyteus_like.llm._remote_a2a import RemoteA2AAgent, RemoteQuestion
+from autobyteus_like.team._remote_asks import ask_remote, card_skills, skill_local_name
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
 from autobyteus_like.tools._invocation import ErrorCode
@@ -59,28 +57,15 @@ def remote_skill_tools(url: str, *, name: str, token: str | None = None,
     own A2A context per call, cancelled with the call, its timeout, a remote's question
     declined. ``ToolFailure`` (``NOT_AVAILABLE``) when the card cannot be read or lists no
     skill."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {token}"} if token else None
-    where = url.rstrip("/") + "/.well-known/agent-card.json"
-    try:
-        card = httpx.get(where, headers=headers, timeout=min(timeout_s, 30)).raise_for_status()
-        skills = card.json().get("skills") or []
-    except (httpx.HTTPError, ValueError, AttributeError) as exc:
-        raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"the agent card at {where} cannot be read: "
-                          f"{type(exc).__name__}: {exc}") from None
+    skills = card_skills(url, token, timeout_s)
     tools = []
     for skill in skills:
-        if not isinstance(skill, dict) or not isinstance(skill.get("id"), str):
-            continue
-        local = re.sub(r"[^A-Za-z0-9_\-]", "_", skill["id"])[:64]
+        local = skill_local_name(skill["id"])
         about = str(skill.get("description") or skill.get("name") or skill["id"])
         remote = _Remote(url, f"{name}.{local}", token, timeout_s, answers=False,
                          skill=skill["id"])
         tools.append(remote.ask_tool(f"Ask the skill {skill['id']!r} of the A2A agent at "
                                      f"{url}: {about}"[:1000]))
-    if not tools:
-        raise ToolFailure(ErrorCode.NOT_AVAILABLE, f"the agent card at {where} lists no skill")
     return tools
 
 
@@ -97,17 +82,10 @@ class _Remote:
 
     async def _send(self, text: str, task: str | None = None, context: str | None = None
                     ) -> str:
-        cancel = threading.Event()
         context = context or uuid.uuid4().hex  # a call's own, or its waiting task's
-        work = asyncio.ensure_future(self.agent.ask(text, cancel, task=task, context=context,
-                                                    keep_question=self.answers,
-                                                    skill=self.skill))
         try:
-            answer = await asyncio.shield(work)
-        except asyncio.CancelledError:
-            cancel.set()  # the remote task is cancelled before the call ends
-            await asyncio.gather(work, return_exceptions=True)
-            raise
+            answer = await ask_remote(self.agent, text, task=task, context=context,
+                                      keep_question=self.answers, skill=self.skill)
         except RemoteQuestion as asked:
             self.waiting[asked.task_id] = context
             while len(self.waiting) > _MOST_WAITING:  # the oldest unanswered one goes
@@ -121,7 +99,7 @@ class _Remote:
         except LLMError as exc:
             raise ToolFailure(ErrorCode.NOT_AVAILABLE, exc.message,
                               suggestion="do without this agent for now") from None
-        return answer or ""
+        return answer
 
     def ask_tool(self, description: str | None) -> ToolDefinition:
         async def ask(message: str) -> str:

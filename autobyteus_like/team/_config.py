@@ -33,7 +33,7 @@ from autobyteus_like.runtime._config import (
     lift_member_resources,
 )
 from autobyteus_like.team._handoffs import handoff_entry_problems, handoff_problems
-from autobyteus_like.team._member_tools import ASK_PREFIX, asked_member
+from autobyteus_like.team._remote_asks import ASK_PREFIX, asked_member, split_ask
 from autobyteus_like.tools._registry import ToolLike, ToolRegistry, ToolSource, split_tool_sources
 from autobyteus_like.usage._limits import UsageLimits
 from autobyteus_like.usage._prices import PriceTable
@@ -214,16 +214,23 @@ class TeamConfig(ConfigModel):
                              folder=Path(path).resolve().parent)
 
 
-def _ask_problems(where: str, caller: str, callee: str, members: list[AgentConfig]
+def _ask_problems(where: str, caller: str, asked: str, members: list[AgentConfig]
                   ) -> list[str]:
-    """What is wrong with ``ask:CALLEE`` in ``caller``'s tools (nothing: [])."""
+    """What is wrong with ``ask:ASKED`` in ``caller``'s tools (nothing: []): ``ask:NAME`` of a
+    teammate, or ``ask:NAME.SKILL`` / ``ask:NAME.*`` of an ``a2a:`` member's skills."""
     names = [member.name for member in members]
+    callee, skill = split_ask(asked, names)
     if callee == caller:
-        return [f"{where}: {caller!r} cannot ask itself ({ASK_PREFIX}{callee}); a member "
+        return [f"{where}: {caller!r} cannot ask itself ({ASK_PREFIX}{asked}); a member "
                 f"asks teammates: {', '.join(n for n in names if n != caller) or 'none'}"]
     if callee not in names:
-        return [f"{where}: {ASK_PREFIX}{callee} names no member of the team "
+        return [f"{where}: {ASK_PREFIX}{asked} names no member of the team "
                 f"(members: {', '.join(names)})"]
+    remote = next(member.a2a for member in members if member.name == callee)
+    if skill is not None and (remote is None or not skill):
+        return [f"{where}: {ASK_PREFIX}{asked}: only an a2a: member's skills are asked as "
+                f"NAME.SKILL or NAME.*, and {callee!r} is "
+                f"{'one: name a skill' if remote is not None else 'a member of ours'}"]
     return []
 
 

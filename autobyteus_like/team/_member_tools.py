@@ -11,7 +11,8 @@ the call's id in the address, and a call run again on resume (the tool is idempo
 answer stored there, or resumes the callee's unfinished turn, instead of asking again. A callee
 with ``ask_conversation: running`` answers in its running conversation instead (calls queue on
 it, in order; on Ray wherever that member lives: ``runtime/_ray_asks.py``). Loops and
-depth: ``team/_call_graph.py``.
+depth: ``team/_call_graph.py``. A callee that is an ``a2a:`` member is asked directly, its
+skills too (``ask:NAME.SKILL``): ``team/_remote_asks.py``.
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ from autobyteus_like.errors import (
 )
 from autobyteus_like.events import AgentEvent
 from autobyteus_like.history._handover import HandedOver
+from autobyteus_like.llm._remote_a2a import A2AMember
 from autobyteus_like.mail._messaging import SEND_MESSAGE_TOOL
 from autobyteus_like.team._call_budget import call_usage
 from autobyteus_like.team._call_graph import CallGraph
+from autobyteus_like.team._remote_asks import ask_tool_name, asked_member, remote_ask_tools
 from autobyteus_like.tools._context import ToolContext
 from autobyteus_like.tools._decorator import tool
 from autobyteus_like.tools._definition import ToolDefinition
@@ -55,28 +58,12 @@ if TYPE_CHECKING:
     from autobyteus_like.tracing._settings import Tracing
     from autobyteus_like.usage._report import TeamUsage
 
-__all__ = ["ASK_PREFIX", "MemberCallEvent", "MemberCalls", "as_instance_event", "ask_tool_name",
+__all__ = ["MemberCallEvent", "MemberCalls", "as_instance_event", "ask_tool_name",
            "asked_member", "root_caller"]
 
 AskRunning = Callable[[str, str, str, object | None, list[tuple[str, str]]], "Future[Any]"]
 """A Ray host's way to a running conversation: (callee, request, caller, the span of the
 caller's call, the calls in flight leading to the callee) -> the callee's answer."""
-
-ASK_PREFIX = "ask:"
-"""``ask:NAME`` in a member's ``tools`` names a teammate it may call like a tool."""
-
-
-def asked_member(item: object) -> str | None:
-    """The member an ``ask:NAME`` tool entry names (None: not one)."""
-    if isinstance(item, str) and item.startswith(ASK_PREFIX):
-        return item[len(ASK_PREFIX):]
-    return None
-
-
-def ask_tool_name(member: str) -> str:
-    """The tool a caller is taught for asking ``member``."""
-    return f"ask_{member}"
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MemberCallEvent(AgentEvent):
@@ -109,8 +96,10 @@ class MemberCalls:
                  publisher: EventPublisher, *, tools: Iterable[ToolDefinition],
                  sources: Sequence[ToolSource],
                  formats: FormatRegistry | None, session: Session | None,
-                 tracing: Tracing | None, team_usage: TeamUsage | None) -> None:
+                 tracing: Tracing | None, team_usage: TeamUsage | None,
+                 remotes: dict[str, A2AMember] | None = None) -> None:
         self.team = team
+        self._remotes = remotes or {}  # the a2a: members: asked as remote agents
         self.graph = CallGraph(max_depth)
         self._roles = roles
         self._publish: Callable[[AgentEvent], None] = publisher.publish
@@ -133,12 +122,14 @@ class MemberCalls:
         the tools and formats, the depth limit; not what belongs to this process (the
         team's stream, session, tracing and usage: the host gives its own, ``in_host``)."""
         return {"team": self.team, "max_depth": self.graph.max_depth, "roles": self._roles,
-                "tools": self._tools, "formats": self._formats, "configs": self._configs}
+                "tools": self._tools, "formats": self._formats, "configs": self._configs,
+                "remotes": self._remotes}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["team"], state["max_depth"], state["roles"],  # type: ignore[misc]
                       EventPublisher(), tools=state["tools"], sources=(),
-                      formats=state["formats"], session=None, tracing=None, team_usage=None)
+                      formats=state["formats"], session=None, tracing=None, team_usage=None,
+                      remotes=state["remotes"])
         self._configs = state["configs"]
 
     def in_host(self, team_usage: TeamUsage | None, tracing: Tracing | None,
@@ -170,9 +161,17 @@ class MemberCalls:
                ) -> AgentConfig:
         if not any(asked_member(item) for item in config.tools):
             return config
-        tools = [self._ask_tool(callee, chain, address) if (callee := asked_member(item))
-                 else item for item in config.tools]
+        tools = [made for j, item in enumerate(config.tools)
+                 for made in self._asked(f"{config.name}: tools[{j}]", item, chain, address)]
         return config.model_copy(update={"tools": tools})
+
+    def _asked(self, where: str, item: Any, chain: tuple[str, ...], address: str
+               ) -> list[Any]:
+        if (entry := asked_member(item)) is None:
+            return [item]
+        remote = remote_ask_tools(self, entry, self._remotes, self._roles, chain, address,
+                                  where=f"team {self.team}", entry=f"{where}: ask:{entry}")
+        return [self._ask_tool(entry, chain, address)] if remote is None else remote
 
     def _ask_tool(self, callee: str, chain: tuple[str, ...], caller: str) -> ToolDefinition:
         role = self._roles.get(callee, "")

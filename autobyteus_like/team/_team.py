@@ -123,7 +123,8 @@ class AgentTeam(TeamAnswers, TeamSessionWork):
         self.member_calls = MemberCalls(  # members as tools (ask:NAME)
             config.name, config.ask_depth, {m.name: m.role for m in config.members},
             self._publisher, tools=tools, sources=sources, formats=formats, session=session,
-            tracing=self.tracing, team_usage=self._usage)
+            tracing=self.tracing, team_usage=self._usage,
+            remotes={m.name: m.a2a for m in config.members if m.a2a is not None})
         self.agents: dict[str, Member] = {}
         for member in config.members:
             effective = config.effective_member(member)

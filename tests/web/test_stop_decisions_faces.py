@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from autobyteus_like.errors import DecisionRefusedError
 from autobyteus_like.runtime import RayRuntime
 from autobyteus_like.serving._team_host import TeamHost
-from autobyteus_like.web import WebTeam
 from tests.runtime.scripted_teams import call, member, team_config
 from tests.serving.team_tools import purge
 from tests.web.served_team import WebServer
 from tests.web.test_web_team import purging_team
-from tests.web.test_web_team_decisions import drive, until_waiting
+from tests.web.test_web_team_decisions import drive, refused_after_its_stop
 
 
 @pytest.mark.slow  # a real server in a subprocess
@@ -48,14 +46,5 @@ def test_a_ray_team_behind_the_web_view_refuses_decisions_after_a_stop(ray_clust
                   tools=["purge"], auto_execute_tools=False, approval_policy="marked")
     host = TeamHost(team_config(lead, runtime=RayRuntime(backend="ray")), tools=[purge])
 
-    async def body(web: WebTeam) -> None:
-        run = web.start_run("purge")
-        who, call_id = await until_waiting(web)
-        assert await web.stop() is True
-        for approve in (True, False):
-            with pytest.raises(DecisionRefusedError, match=f"run {run!r} was stopped"):
-                await web.decide(who, call_id, approve)
-        assert web.waiting() == []
-
-    drive(host, body)
+    drive(host, refused_after_its_stop)
     assert not marker.exists()  # the call never ran, on its Ray host either

@@ -73,19 +73,20 @@ async def until_waiting(web: WebTeam) -> tuple[str, str]:
     raise AssertionError("no call waited")
 
 
+async def refused_after_its_stop(web: WebTeam) -> None:
+    """Start a run, stop it once its call waits: every decision on it is refused, saying so."""
+    run = web.start_run("purge")
+    who, call_id = await until_waiting(web)
+    assert await web.stop() is True
+    for approve in (True, False):
+        with pytest.raises(DecisionRefusedError, match=f"run {run!r} was stopped"):
+            await web.decide(who, call_id, approve)
+    assert web.waiting() == []
+
+
 def test_once_a_stop_is_acknowledged_every_decision_on_its_run_is_refused(tmp_path):
     host, marker = served(tmp_path)
-
-    async def body(web: WebTeam) -> None:
-        run = web.start_run("purge")
-        who, call_id = await until_waiting(web)
-        assert await web.stop() is True
-        for approve in (True, False):
-            with pytest.raises(DecisionRefusedError, match=f"run {run!r} was stopped"):
-                await web.decide(who, call_id, approve)
-        assert web.waiting() == []
-
-    drive(host, body)
+    drive(host, refused_after_its_stop)
     assert not marker.exists()  # the call never ran
 
 
