@@ -10,6 +10,13 @@ parser reads it. Prose before it stays exactly as written.
 
 Streaming equals batch: a chunk that ends inside an entity or inside a possible opener holds
 that tail back until the next chunk (or the end) decides it.
+
+The chunk path (every chunk of every streamed reply passes here): while nothing is held or
+escaped (``_plain``) a chunk without ``&`` is one test, the escaped-opener tail kept, and a
+direct call of the layer inside. Around ``OpenModelShapes`` (every built-in text format) that
+call skips its frame: the format's parser is called here and its events go to the shapes'
+``read`` only when there are any (measured: see benchmarks/README.md, "The two wrappers' chunk
+path").
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ from __future__ import annotations
 import functools
 import html
 import re
+from collections.abc import Callable
 
 from autobyteus_like.parsers._base import FormatParser, ParserFactory
+from autobyteus_like.parsers._open_model_shapes import OpenModelShapes
 from autobyteus_like.parsers._parse_events import ParseEvent
 from autobyteus_like.tools._invocation_ids import InvocationIdAllocator
 from autobyteus_like.tools._registry import ToolRegistry
@@ -54,7 +63,14 @@ class EntityRepair(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
-        self._inner_feed = inner.feed  # (bound once: it runs for every chunk)
+        self._direct: Callable[[str], list[ParseEvent]] = inner.feed
+        """What reads a plain chunk: the format's parser itself under ``OpenModelShapes``."""
+        self._after: Callable[[list[ParseEvent]], list[ParseEvent]] | None = None
+        """What the direct reader's events go through: the shapes' ``read`` (or nothing)."""
+        if isinstance(inner, OpenModelShapes):
+            self._direct, self._after = inner.format_feed, inner.read
+        self._plain = True
+        """Nothing held back and not escaped: the one test of a chunk's fast path."""
         self._registry = tools
         self._openers: re.Pattern[str] | None = None
         """Made when the first ``&`` arrives (most replies have none)."""
@@ -63,9 +79,17 @@ class EntityRepair(FormatParser):
         self._tail = ""
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        if not self._pending and not self._escaped and "&" not in chunk:
+        if self._plain and "&" not in chunk:
             self._tail = chunk[-_TAIL:] if len(chunk) >= _TAIL else (self._tail + chunk)[-_TAIL:]
-            return self._inner_feed(chunk)
+            events = self._direct(chunk)
+            after = self._after
+            return after(events) if events and after is not None else events
+        events = self._slow(chunk)
+        self._plain = not self._pending and not self._escaped
+        return events
+
+    def _slow(self, chunk: str) -> list[ParseEvent]:
+        """A chunk with an ``&``, or after held or escaped text."""
         data, self._pending = self._pending + chunk, ""
         if self._escaped:
             return self._unescaped(data, final=False)

@@ -65,7 +65,9 @@ class OpenModelShapes(FormatParser):
         self.calls = inner.calls
         self.tools = inner.tools
         self._inner = inner
-        self._inner_feed = inner.feed  # (bound once: it runs for every chunk)
+        self.format_feed = inner.feed
+        """The format's parser's ``feed``, bound once: it runs for every chunk (``EntityRepair``
+        calls it directly and hands its events to ``read``)."""
         self._registry = tools
         self._names: tuple[str, ...] | None = None
         """The known tools' names, read when the first possible shape is (most replies hold
@@ -84,8 +86,18 @@ class OpenModelShapes(FormatParser):
         return self._names
 
     def feed(self, chunk: str) -> list[ParseEvent]:
-        events = self._inner_feed(chunk)
-        return self._read(events, final=False) if events else events
+        events = self.format_feed(chunk)
+        return self.read(events) if events else events
+
+    def read(self, events: list[ParseEvent]) -> list[ParseEvent]:
+        """The format's events for one chunk, shapes read out; the common case, one piece of
+        prose with no ``[`` or ``<`` and nothing held, is handed back as it is."""
+        if len(events) == 1 and not self._pending:
+            event = events[0]
+            if type(event) is TextDelta and "[" not in event.text and "<" not in event.text:
+                self._fences.feed(event.text)
+                return events
+        return self._read(events, final=False)
 
     def finish(self) -> list[ParseEvent]:
         events = self._inner.finish()
