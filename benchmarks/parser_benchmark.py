@@ -18,7 +18,9 @@ chunks, and the per-byte cost at 1 MB against 10 KB (linearity). References: ``j
 
 Part 3 (``--small-calls`` runs it alone), the goal "streaming at the speed of batch": 2,000 small
 calls as each text format's formatter writes them, parsed whole and in 16-character chunks, and
-for XML lxml on the same calls.
+for XML lxml on the same calls. ``--wrappers`` splits the stream's cost: the same chunks read by
+the format's parser alone and inside the two wrappers every text format sits in
+(``EntityRepair``, ``OpenModelShapes``), in microseconds a call.
 
 Times are the measuring thread's CPU time (``time.thread_time``), so the time it waits for a
 core on a shared machine is not counted. Streams are cut into chunks before the clock starts (an
@@ -45,6 +47,8 @@ from lxml import etree
 
 from autobyteus_like import ToolCallFormat, ToolRegistry, tool
 from autobyteus_like.formats import formatter_for, parse_tool_calls, streaming_parser
+from autobyteus_like.parsers import StreamingToolCallParser
+from autobyteus_like.parsers._base import ParserFactory
 
 PROSE = (
     "Let me look at the renderer first. The loop in `draw()` compares i < n and j > 0, "
@@ -169,6 +173,16 @@ def chunks_of(text: str, size: int) -> list[str]:
 def streamed(chunks: list[str], fmt: str, tools: ToolRegistry | None = None) -> int:
     """Parse pre-cut chunks with one streaming parser; return the number of events."""
     parser = streaming_parser(fmt, tools)
+    feed = parser.feed
+    count = 0
+    for chunk in chunks:
+        count += len(feed(chunk))
+    return count + len(parser.finish())
+
+
+def streamed_alone(chunks: list[str], fmt: str, factory: ParserFactory) -> int:
+    """``streamed`` by the format's parser alone (no wrappers): ``factory`` makes it."""
+    parser = StreamingToolCallParser(fmt, TOOLS, factory=factory)
     feed = parser.feed
     count = 0
     for chunk in chunks:
@@ -369,15 +383,48 @@ def small_call_rows(quick: bool, repeats: int) -> None:
     print()
 
 
+def wrapper_rows(quick: bool, repeats: int) -> None:
+    """Each format's stream with and without the wrappers, against its whole text."""
+    from autobyteus_like.formats._registry import _BUILTIN, _load
+
+    count = 200 if quick else SMALL_CALLS
+    print(f"## {count:,} small calls: what the wrappers add to a stream (us a call)\n")
+    print("| format | whole | 16-char stream, parser alone | with the wrappers | wrappers' share "
+          "| stream / whole, alone | with the wrappers |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for fmt in ToolCallFormat:
+        if fmt is ToolCallFormat.NATIVE:
+            continue
+        _, reference, options = _BUILTIN[fmt]
+        parser = _load("parsers", reference)
+        alone = partial(parser, **options) if options else parser
+        text = small_calls_in(fmt.value, count)
+        chunks = chunks_of(text, STREAM_CHUNK)
+        bare = partial(streamed_alone, chunks, fmt.value, alone)
+        assert bare() == streamed(chunks, fmt.value, TOOLS)
+        whole, plain, wrapped = best_of_each(repeats * 3, partial(parse_tool_calls, text, fmt,
+                                                                   TOOLS),
+                                             bare, partial(streamed, chunks, fmt.value, TOOLS))
+        us = [seconds / count * 1e6 for seconds in (whole, plain, wrapped)]
+        print(f"| {fmt.value} | {us[0]:.1f} | {us[1]:.1f} | {us[2]:.1f} | {us[2] - us[1]:.1f} "
+              f"| {plain / whole:.2f}x | {wrapped / whole:.2f}x |")
+    print()
+
+
 def main() -> None:
     """Run the measurements and print Markdown tables."""
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
     args.add_argument("--small-calls", action="store_true",
                       help="only part 3: 2,000 small calls in every format")
+    args.add_argument("--wrappers", action="store_true",
+                      help="only the wrappers' share of part 3's streams")
     options = args.parse_args()
     quick = options.quick
     repeats = 3 if quick else 7
+    if options.wrappers:
+        wrapper_rows(quick, repeats)
+        return
     if options.small_calls:
         small_call_rows(quick, repeats)
         return
