@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
+from autobyteus_like.llm._remote_a2a import REMOTE_ANSWER_TOOL
+
 __all__ = ["ApprovalPolicy"]
 
 
@@ -17,7 +19,11 @@ class ApprovalPolicy:
         self.approved = tuple(approved)
 
     def decide(self, tool: str) -> tuple[bool, str]:
-        """Whether a call to ``tool`` may run, and the reason given when it may not."""
+        """Whether a call to ``tool`` may run, and the reason given when it may not. A remote
+        agent's question (``a2a_answer``) is a person's to answer: no policy answers it."""
+        if tool == REMOTE_ANSWER_TOOL.name:
+            return False, ("a remote agent's question needs a person's answer; a server's "
+                           "approval policy (--approve, --yes) never answers one")
         if any(fnmatchcase(tool, pattern) for pattern in self.approved):
             return True, ""
         return False, (f"this team is served over MCP without an approval policy for {tool}; "

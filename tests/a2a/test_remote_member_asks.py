@@ -56,3 +56,21 @@ def test_a_remote_members_question_waits_for_a_person_and_their_decision_is_sent
         assert marker.read_text() == "purged\n"  # the second purge never ran
         events.close()
     assert process.returncode == 0
+
+
+@pytest.mark.slow  # a served team in its own process
+def test_yes_never_answers_a_remote_members_question(tmp_path, capsys):
+    from autobyteus_like.cli import main
+    from autobyteus_like.serving import ApprovalPolicy
+
+    marker = tmp_path / "marker"
+    marker.write_text("")
+    with served(purging_team(tmp_path, marker, rounds=1)) as (url, process):
+        code = main(["run", str(calling_team(tmp_path, url)), "-m", "purge it", "--yes",
+                     "--json"])
+    out = capsys.readouterr()
+    assert "--yes never answers one" in out.out + out.err, out
+    assert marker.read_text() == ""  # the remote never heard an approval
+    assert code in (0, 1)
+    allowed, why = ApprovalPolicy(["*"]).decide("a2a_answer")  # nor does a server's policy
+    assert not allowed and "never answers one" in why
