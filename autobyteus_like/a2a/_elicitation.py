@@ -11,30 +11,22 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from autobyteus_like.mcp._elicitation import ElicitationRequest, answer_problem
+from autobyteus_like.mcp._elicitation import (
+    Answer,
+    ElicitationRequest,
+    WaitingElicitation,
+    answer_problem,
+)
 
 __all__ = ["Elicitation", "read_answer"]
 
-Answer = dict[str, Any] | bool | None
-
 
 @dataclass(eq=False)
-class Elicitation:
+class Elicitation(WaitingElicitation):
     """One elicitation waiting for the A2A client; ``answer`` settles it once."""
-
-    request: ElicitationRequest
-    answer: concurrent.futures.Future[Answer] = field(default_factory=concurrent.futures.Future)
-
-    def settle(self, answer: Answer) -> bool:
-        """Give the answer (whether it was still awaited: not timed out nor settled)."""
-        try:
-            self.answer.set_result(answer)
-        except concurrent.futures.InvalidStateError:
-            return False
-        return True
 
     def question(self) -> str:
         fields = ", ".join(self.request.schema.get("properties", {}))

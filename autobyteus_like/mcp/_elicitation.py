@@ -15,13 +15,15 @@ person answers approvals with. Safe by default:
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
 
-__all__ = ["ElicitationHandler", "ElicitationRequest", "elicitation_callback"]
+__all__ = ["Answer", "ElicitationHandler", "ElicitationRequest", "WaitingElicitation",
+           "elicitation_callback"]
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 _MAX_PROPERTIES = 64
@@ -122,3 +124,24 @@ def elicitation_callback(server: str, handler: ElicitationHandler | None, timeou
         return ElicitResult(action="accept", content=answer)
 
     return elicit
+
+
+Answer = dict[str, Any] | bool | None
+"""A person's answer to an elicitation: the content (accepted), False (declined), None
+(cancelled or not answered)."""
+
+
+@dataclass(eq=False)
+class WaitingElicitation:
+    """An elicitation waiting for a person's answer on another thread; given once."""
+
+    request: ElicitationRequest
+    answer: concurrent.futures.Future[Answer] = field(default_factory=concurrent.futures.Future)
+
+    def settle(self, answer: Answer) -> bool:
+        """Give the answer (whether it was still awaited: not timed out nor settled)."""
+        try:
+            self.answer.set_result(answer)
+        except concurrent.futures.InvalidStateError:
+            return False
+        return True

@@ -16,7 +16,7 @@ import concurrent.futures
 import contextlib
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.from_thread
@@ -24,28 +24,23 @@ from ag_ui.core import CustomEvent
 from anyio.lowlevel import EventLoopToken
 
 from autobyteus_like.errors import BadRequestError, DecisionRefusedError
-from autobyteus_like.mcp._elicitation import ElicitationRequest, answer_problem
+from autobyteus_like.mcp._elicitation import (
+    Answer,
+    ElicitationRequest,
+    WaitingElicitation,
+    answer_problem,
+)
 from autobyteus_like.web._agui_events import PREFIX
 from autobyteus_like.web._event_log import EventLog
 
 __all__ = ["PageQuestions"]
 
-Answer = dict[str, Any] | bool | None
 _ACTIONS = {"accept", "decline", "cancel"}
 
 
-@dataclass(eq=False)
-class _Question:
-    request: ElicitationRequest
+@dataclass(eq=False, kw_only=True)
+class _Question(WaitingElicitation):
     run: str
-    answer: concurrent.futures.Future[Answer] = field(default_factory=concurrent.futures.Future)
-
-    def settle(self, answer: Answer) -> bool:
-        try:
-            self.answer.set_result(answer)
-        except concurrent.futures.InvalidStateError:
-            return False
-        return True
 
 
 class PageQuestions:
@@ -63,7 +58,7 @@ class PageQuestions:
 
         def ask(request: ElicitationRequest) -> Answer:
             key = f"elicitation-{next(self._numbers)}"
-            question = _Question(request, run)
+            question = _Question(request=request, run=run)
             with self._lock:
                 self._waiting[key] = question
             try:
