@@ -163,7 +163,7 @@ def test_a_session_keeps_a_seeded_conversation_and_a_restart_goes_on_from_it(tmp
     with Agent(config(["You are Ada."]), session=Session("s", url)) as agent:
         assert agent.run("Who am I?", timeout=10) == "You are Ada."
     # a restart on the session goes on from what it stored, not from the config's seed again
-    llm_script = ["(seed)", "(1)", "Still Ada."]  # its own session restored: 2 replies held
+    llm_script = ["(1)", "Still Ada."]  # its one own reply is skipped (the seed's is not its)
     with Agent(config(llm_script), session=Session("s", url)) as agent:
         assert agent.run("And now?", timeout=10) == "Still Ada."
         contents = [m.content for m in agent.history[1:]]
