@@ -106,8 +106,13 @@ def _member(name: str, tool_names: list[str], responses: list[dict[str, Any]],
         if isinstance(member, dict) and member.get("name") == name:
             entry.update({key: value for key, value in member.items()
                           if key not in ("llm", "hooks")})
-    named = [ask_tool_name(callee) if (callee := asked_member(name)) else name  # an ask:
-             for name in entry.get("tools", sorted(tool_names))]  # answers as recorded
+    named: list[str] = []  # an ask: answers as recorded; ask:NAME.* as each skill asked
+    for listed in entry.get("tools", sorted(tool_names)):
+        callee = asked_member(listed)
+        if callee is not None and callee.endswith(".*"):
+            named += sorted(t for t in tools if t.startswith(ask_tool_name(callee[:-1])))
+        else:
+            named.append(listed if callee is None else ask_tool_name(callee))
     # mail only where it was taught (a team member always has it, taught or not)
     taught = not requests or SEND_MESSAGE_TOOL in json.dumps(requests[0])
     entry["tools"] = [name for name in named  # a tool
