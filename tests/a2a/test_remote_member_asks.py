@@ -68,6 +68,7 @@ def test_yes_never_answers_a_remote_members_question(tmp_path, capsys):
     with served(purging_team(tmp_path, marker, rounds=1)) as (url, process):
         code = main(["run", str(calling_team(tmp_path, url)), "-m", "purge it", "--yes",
                      "--json"])
+    assert process.returncode == 0
     out = capsys.readouterr()
     assert "--yes never answers one" in out.out + out.err, out
     assert marker.read_text() == ""  # the remote never heard an approval
