@@ -25,7 +25,6 @@ from autobyteus_like.cli._tools import load_tools
 from autobyteus_like.cli._view import EventView, JsonView, RichView
 from autobyteus_like.errors import ConfigError, UnknownApprovalError, UsageError
 from autobyteus_like.events import AgentEvent, ApprovalRequested
-from autobyteus_like.llm._remote_a2a import REMOTE_ANSWER_TOOL
 from autobyteus_like.team import AgentTeam, TeamConfig, TeamQuiescent
 from autobyteus_like.team._member_tools import as_instance_event
 from autobyteus_like.tracing import Tracing, configure_tracing
@@ -100,14 +99,16 @@ _MAX_SECONDS = 365 * 24 * 3600.0
 
 def _decide(event: ApprovalRequested, team: AgentTeam, args: argparse.Namespace,
             view: EventView) -> None:
+    from autobyteus_like.llm._remote_a2a import REMOTE_ANSWER_NAME  # (the CLI starts light)
+
     call = event.invocation
-    if args.yes and call.name == REMOTE_ANSWER_TOOL.name and not _can_ask(args):
+    if args.yes and call.name == REMOTE_ANSWER_NAME and not _can_ask(args):
         team.deny(event.agent, call.id,  # a remote agent's question is a person's to answer
                   "a remote agent's question needs a person's answer and none was there to "
                   "ask (--yes never answers one); nothing was sent to it")
         view.note(f"denied {call.name} for {event.agent}: --yes never answers a remote "
                   "agent's question")
-    elif args.yes and call.name != REMOTE_ANSWER_TOOL.name:
+    elif args.yes and call.name != REMOTE_ANSWER_NAME:
         team.approve(event.agent, call.id)
         view.note(f"approved {call.name} for {event.agent} (--yes)")
     elif _can_ask(args):

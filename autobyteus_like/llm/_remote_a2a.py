@@ -15,7 +15,7 @@ reply. Safe by default:
 * a remote that cannot be reached, goes away mid-task, answers 401, fails its task or
   rejects it is an ``LLMError`` naming the URL and what happened, never a hang;
 * a remote asking for input (``input-required``) is never answered unasked: when the member
-  has the tool ``a2a_answer`` (an ``a2a:`` member always has it: ``REMOTE_ANSWER_TOOL``) the
+  has the tool ``a2a_answer`` (an ``a2a:`` member always has it: ``remote_answer_tool()``) the
   turn ends in a call of it, whose arguments show the question, and that tool always waits
   for a person's approval (our approval flow: ``approve``/``deny``, an A2A or MCP client of
   ours, the CLI prompt; a host with nobody to ask denies it with its reason); the decision is
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 import os
 import queue
@@ -43,25 +44,37 @@ from autobyteus_like.errors import LLMError, RemoteQuestion
 from autobyteus_like.llm._base import LLM
 from autobyteus_like.llm._messages import LLMChunk, LLMRequest, Message, NativeToolCall
 from autobyteus_like.tools._decorator import tool
+from autobyteus_like.tools._definition import ToolDefinition
+from autobyteus_like.tools._invocation import DENIED_PREFIX
 
-__all__ = ["REMOTE_ANSWER_TOOL", "A2AMember", "RemoteA2AAgent", "RemoteQuestion"]
-
-
-@tool(name="a2a_answer", requires_approval=True, dangerous=True,
-      description="Pass the remote A2A agent's question to a person (never called by hand).")
-def _remote_answer(task_id: str, question: str) -> str:
-    """A person approved the remote agent's question: the remote is told so.
-
-    Args:
-        task_id: The remote task waiting for the answer.
-        question: What the remote agent asks.
-    """
-    return "approve"
+__all__ = ["REMOTE_ANSWER_NAME", "A2AMember", "RemoteA2AAgent", "RemoteQuestion",
+           "remote_answer_tool"]
 
 
-REMOTE_ANSWER_TOOL = _remote_answer
+REMOTE_ANSWER_NAME = "a2a_answer"
 """The tool through which a remote member's question waits for a person (``dangerous``:
-``auto_approve_marked`` does not waive it; a host's blanket ``--yes`` still approves it)."""
+``auto_approve_marked`` does not waive it; a host's blanket ``--yes`` never answers it)."""
+
+
+@functools.cache
+def remote_answer_tool() -> ToolDefinition:
+    """The ``a2a_answer`` tool, built when first needed (not on import: reading its docstring
+    loads griffe)."""
+
+    @tool(name=REMOTE_ANSWER_NAME, requires_approval=True, dangerous=True,
+          description="Pass the remote A2A agent's question to a person (never called by "
+                      "hand).")
+    def remote_answer(task_id: str, question: str) -> str:
+        """A person approved the remote agent's question: the remote is told so.
+
+        Args:
+            task_id: The remote task waiting for the answer.
+            question: What the remote agent asks.
+        """
+        return "approve"
+
+    return remote_answer
+
 
 _CANCEL_POLL_S = 0.05
 """How often the stream looks at the member's stop (a ``threading.Event`` has no callback)."""
@@ -93,9 +106,9 @@ class A2AMember(BaseModel):
         except ValidationError as exc:
             raise ValueError("a2a: " + "; ".join(
                 f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None
-        tools = [t for t in data.get("tools") or () if t != REMOTE_ANSWER_TOOL.name]
+        tools = [t for t in data.get("tools") or () if t != REMOTE_ANSWER_NAME]
         return {"tool_format": "native", **data, "a2a": spec, "llm": spec.build(),
-                "tools": [*tools, REMOTE_ANSWER_TOOL]}  # (its question: a native call)
+                "tools": [*tools, remote_answer_tool()]}  # (its question: a native call)
 
     def build(self) -> RemoteA2AAgent:
         """The member's model (``ValueError`` when ``token_env`` is not set)."""
@@ -133,7 +146,7 @@ class RemoteA2AAgent(LLM):
 
     def stream(self, request: LLMRequest, cancel: threading.Event) -> Iterator[LLMChunk]:
         text = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-        asks = any(t.name == REMOTE_ANSWER_TOOL.name for t in request.tools)
+        asks = any(t.name == REMOTE_ANSWER_NAME for t in request.tools)
         task, decided = _decision(request.messages) if asks else (None, None)
         if decided is not None:
             text = decided  # a person's decision on the remote's question, to its task
@@ -153,7 +166,7 @@ class RemoteA2AAgent(LLM):
         except RemoteQuestion as asked:  # to a person, through the tool that waits for one
             arguments = json.dumps({"task_id": asked.task_id, "question": asked.question})
             yield LLMChunk(final=True, finish_reason="tool_calls", tool_calls=(NativeToolCall(
-                id=f"a2a-{uuid.uuid4().hex[:12]}", name=REMOTE_ANSWER_TOOL.name,
+                id=f"a2a-{uuid.uuid4().hex[:12]}", name=REMOTE_ANSWER_NAME,
                 arguments=arguments),))
             return
         finally:
@@ -313,7 +326,7 @@ def _decision(messages: tuple[Message, ...]) -> tuple[str | None, str | None]:
         return None, None
     asked = next((m for m in reversed(messages) if m.role == "assistant"), None)
     calls = {c.id: c for c in (asked.tool_calls if asked else ())
-             if c.name == REMOTE_ANSWER_TOOL.name}
+             if c.name == REMOTE_ANSWER_NAME}
     for result in messages[-1].tool_results:
         if (call := calls.get(result.invocation_id)) is None:
             continue
@@ -321,7 +334,7 @@ def _decision(messages: tuple[Message, ...]) -> tuple[str | None, str | None]:
         if result.status == "success":
             return task, "approve"
         why = result.error.message if result.error else "no reason given"
-        return task, "deny: " + why.removeprefix("denied: ")
+        return task, "deny: " + why.removeprefix(DENIED_PREFIX)
     return None, None
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from autobyteus_like.llm._remote_a2a import REMOTE_ANSWER_TOOL
-
 __all__ = ["ApprovalPolicy"]
 
 
@@ -21,7 +19,9 @@ class ApprovalPolicy:
     def decide(self, tool: str) -> tuple[bool, str]:
         """Whether a call to ``tool`` may run, and the reason given when it may not. A remote
         agent's question (``a2a_answer``) is a person's to answer: no policy answers it."""
-        if tool == REMOTE_ANSWER_TOOL.name:
+        from autobyteus_like.llm._remote_a2a import REMOTE_ANSWER_NAME  # (not on import)
+
+        if tool == REMOTE_ANSWER_NAME:
             return False, ("a remote agent's question needs a person's answer; a server's "
                            "approval policy (--approve, --yes) never answers one")
         if any(fnmatchcase(tool, pattern) for pattern in self.approved):

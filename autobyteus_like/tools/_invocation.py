@@ -20,6 +20,9 @@ MAY_HAVE_RUN = "the call may have run"
 """A call cut while its body ran: whether its side effect happened is unknown."""
 
 
+DENIED_PREFIX = "denied: "
+"""How a denied call's result message begins (the reason follows)."""
+
 class ToolInvocation(BaseModel):
     """One call an LLM asked for: a session-unique id, the tool's name and its arguments."""
 
@@ -137,7 +140,7 @@ class ToolResult(BaseModel):
     @classmethod
     def denied(cls, invocation: ToolInvocation, reason: str) -> ToolResult:
         """A person refused the call (``reason`` says why); the LLM must not retry it as is."""
-        return cls.failure(invocation, ErrorCode.DENIED, f"denied: {reason}",
+        return cls.failure(invocation, ErrorCode.DENIED, f"{DENIED_PREFIX}{reason}",
                            suggestion="do not retry this call unchanged; choose another approach",
                            recoverable=False, started=False)
 
