@@ -30,10 +30,7 @@ class MCPPromptRef(BaseModel):
         """The prompt's text from the server among ``sources`` (tool sources: an
         ``MCPToolset`` has ``prompt``); ``ValueError`` naming what went wrong."""
         where = f"prompt {self.name!r} of MCP server {self.server!r}"
-        found = next((s for s in sources if getattr(s, "namespace", None) == self.server
-                      and callable(getattr(s, "prompt", None))), None)
-        if found is None:
-            raise ValueError(f"{where}: the team has no MCP server named {self.server!r}")
+        found = _server(sources, self.server, "prompt", where)
         try:
             text = str(found.prompt(self.name, self.arguments).text)
         except ToolFailure as exc:
@@ -55,10 +52,7 @@ class MCPResourceRef(BaseModel):
         """``message`` with the resource's text after it (``MCPToolset.attach``: cut like a
         result); ``ValueError`` naming what went wrong."""
         where = f"resource {self.uri!r} of MCP server {self.server!r}"
-        found = next((s for s in sources if getattr(s, "namespace", None) == self.server
-                      and callable(getattr(s, "attach", None))), None)
-        if found is None:
-            raise ValueError(f"{where}: the team has no MCP server named {self.server!r}")
+        found = _server(sources, self.server, "attach", where)
         try:
             return str(found.attach(message, self.uri))
         except ToolFailure as exc:
@@ -89,3 +83,13 @@ def check_prompt_data(data: Any) -> Any:
             data.get("system_prompt") is not None:
         raise ValueError("give system_prompt or prompt (an MCP server's), not both")
     return data
+
+
+def _server(sources: Iterable[Any], server: str, method: str, where: str) -> Any:
+    """The tool source that is MCP server ``server`` and has ``method`` (``ValueError`` from
+    ``where`` when the team has none)."""
+    found = next((s for s in sources if getattr(s, "namespace", None) == server
+                  and callable(getattr(s, method, None))), None)
+    if found is None:
+        raise ValueError(f"{where}: the team has no MCP server named {server!r}")
+    return found
